@@ -1,0 +1,5 @@
+/** Real Redis, Mosquitto and Temporal servers on free ports, for tests and `npm start`. */
+export { freePort } from './dev-servers/free-port';
+export { startRedis, type RedisServer } from './dev-servers/redis';
+export { startMosquitto, type MosquittoServer } from './dev-servers/mosquitto';
+export { startTemporal, type TemporalServer, type TemporalOptions } from './dev-servers/temporal';

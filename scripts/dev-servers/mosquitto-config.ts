@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { findExecutable } from './find-executable';
+
+const PLUGIN_FILE = 'mosquitto_dynamic_security.so';
+
+const KNOWN_PLUGIN_PATHS = [
+  `/usr/lib/x86_64-linux-gnu/${PLUGIN_FILE}`,
+  `/usr/lib/aarch64-linux-gnu/${PLUGIN_FILE}`,
+  `/usr/lib/${PLUGIN_FILE}`,
+  `/usr/local/lib/${PLUGIN_FILE}`,
+  `/usr/lib64/${PLUGIN_FILE}`,
+  `/opt/homebrew/lib/${PLUGIN_FILE}`,
+];
+
+function fromDpkg(): string | null {
+  try {
+    const files = execFileSync('dpkg', ['-L', 'mosquitto'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return files.split('\n').find((file) => file.endsWith(`/${PLUGIN_FILE}`)) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Path of Mosquitto's dynamic security plugin, from the known install places or dpkg. */
+export function findDynsecPlugin(): string {
+  const found = KNOWN_PLUGIN_PATHS.find((path) => existsSync(path)) ?? fromDpkg();
+  if (!found) throw new Error(`${PLUGIN_FILE} not found (looked in ${KNOWN_PLUGIN_PATHS.join(', ')} and dpkg -L mosquitto)`);
+  return found;
+}
+
+/** The mosquitto binary: on PATH, or in an sbin directory that a normal user's PATH often lacks. */
+export function findMosquitto(): string {
+  const found = findExecutable('mosquitto', ['/usr/sbin', '/usr/local/sbin']);
+  if (!found) throw new Error('mosquitto not found on PATH nor in /usr/sbin; run `npm run setup`');
+  return found;
+}
+
+/**
+ * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin.
+ * `user` keeps the current user, so a broker started as root still reads its files in a 0700 dir.
+ */
+export function mosquittoConf(options: { port: number; plugin: string; dynsecFile: string }): string {
+  return [
+    'per_listener_settings false',
+    `user ${userInfo().username}`,
+    'persistence false',
+    'log_dest stderr',
+    'log_type error',
+    'log_type warning',
+    'log_type notice',
+    'log_timestamp_format %Y-%m-%dT%H:%M:%S',
+    `listener ${options.port} 127.0.0.1`,
+    'allow_anonymous false',
+    `plugin ${options.plugin}`,
+    `plugin_opt_config_file ${options.dynsecFile}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { sendDynsecCommands, serviceAccountCommands } from './dynsec';
+import { freePort } from './free-port';
+import { findDynsecPlugin, findMosquitto, mosquittoConf } from './mosquitto-config';
+import { bootServer, poll, spawnServer } from './server-process';
+
+export interface MosquittoServer {
+  url: string;
+  serviceUsername: string;
+  servicePassword: string;
+  dynsecUsername: string;
+  dynsecPassword: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const SERVICE_ROLE = 'service';
+const SERVICE_USERNAME = 'dds-service';
+const DYNSEC_USERNAME = 'dynsec-admin';
+
+const randomPassword = (): string => randomBytes(18).toString('base64url');
+
+function connectOnce(url: string, username: string, password: string): Promise<MqttClient> {
+  return connectAsync(url, { username, password, reconnectPeriod: 0, connectTimeout: 2000 }, false);
+}
+
+/**
+ * A throw-away Mosquitto with the dynamic security plugin on a free port: anonymous clients are
+ * refused; the plugin's admin and a `dds-service` client (role `service`: every topic) get random
+ * passwords. The config, the plugin's JSON and the log stay in a fresh directory under `dir`.
+ */
+export async function startMosquitto(options: { dir: string }): Promise<MosquittoServer> {
+  const port = await freePort();
+  const workDir = await mkdtemp(join(options.dir, 'mosquitto-'));
+  const dynsecFile = join(workDir, 'dynamic-security.json');
+  const confFile = join(workDir, 'mosquitto.conf');
+  const dynsecPassword = randomPassword();
+  const servicePassword = randomPassword();
+  await promisify(execFile)('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, DYNSEC_USERNAME, dynsecPassword]).catch(
+    (e: Error) => {
+      throw new Error(`mosquitto_ctrl dynsec init failed: ${e.message}; run \`npm run setup\``);
+    },
+  );
+  await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile }), { mode: 0o600 });
+  const server = await spawnServer('mosquitto', findMosquitto(), ['-c', confFile], join(workDir, 'mosquitto.log'));
+  const url = `mqtt://127.0.0.1:${port}`;
+  await bootServer(server, async () => {
+    const admin = await poll(server, () => connectOnce(url, DYNSEC_USERNAME, dynsecPassword), 10_000);
+    try {
+      await sendDynsecCommands(admin, serviceAccountCommands(SERVICE_ROLE, SERVICE_USERNAME, servicePassword));
+    } finally {
+      await admin.endAsync();
+    }
+    const service = await connectOnce(url, SERVICE_USERNAME, servicePassword);
+    await service.endAsync();
+  });
+  return {
+    url,
+    serviceUsername: SERVICE_USERNAME,
+    servicePassword,
+    dynsecUsername: DYNSEC_USERNAME,
+    dynsecPassword,
+    pid: server.pid,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Makes the project runnable: npm packages, then redis-server, mosquitto and mosquitto_ctrl.
+# Idempotent and quick when everything is present. The Temporal CLI is installed on first use
+# by scripts/temporal-cli.ts.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { echo "setup: $*"; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+missing=()
+for tool in redis-server mosquitto mosquitto_ctrl; do
+  command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "missing ${missing[*]}; installing redis-server, mosquitto and mosquitto-clients with apt-get"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "no apt-get here: install Redis and Mosquitto (with mosquitto_ctrl) yourself" >&2
+    exit 1
+  elif [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    say "not root and no sudo: install redis-server, mosquitto and mosquitto-clients yourself" >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    redis-server mosquitto mosquitto-clients
+fi
+
+say "ok"

@@ -1,0 +1,44 @@
+import { Connection } from '@temporalio/client';
+import { Redis } from 'ioredis';
+import { connectAsync } from 'mqtt';
+import { testConfig } from './config';
+
+describe('test servers from the global setup', () => {
+  const config = testConfig();
+
+  it('Redis answers PING', async () => {
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 0 });
+    try {
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('the service user receives its own message through a shared subscription', async () => {
+    const client = await connectAsync(config.MQTT_URL, { username: config.MQTT_USERNAME, password: config.MQTT_PASSWORD });
+    try {
+      const received = new Promise<string>((resolve) => client.once('message', (topic, payload) => resolve(`${topic}=${payload}`)));
+      const [grant] = await client.subscribeAsync('$share/g/dds/#', { qos: 1 });
+      expect(grant?.qos).toBe(1);
+      await client.publishAsync('dds/harness/pin/V1', '42', { qos: 1 });
+      expect(await received).toBe('dds/harness/pin/V1=42');
+    } finally {
+      await client.endAsync();
+    }
+  });
+
+  it('refuses an anonymous client', async () => {
+    await expect(connectAsync(config.MQTT_URL, { reconnectPeriod: 0 }, false)).rejects.toThrow(/Not authorized|Bad User Name or Password/i);
+  });
+
+  it('Temporal answers on TEMPORAL_ADDRESS', async () => {
+    const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+    try {
+      const info = await connection.workflowService.getSystemInfo({});
+      expect(info.serverVersion).toBeTruthy();
+    } finally {
+      await connection.close();
+    }
+  });
+});
