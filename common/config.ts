@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const plan = z.enum(['free', 'pro', 'pro_plus', 'enterprise']);
+
+/** Every setting the service reads, validated once at start. */
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
+  MQTT_USERNAME: z.string().optional(),
+  MQTT_PASSWORD: z.string().optional(),
+  MQTT_TOPIC_ROOT: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+    .default('dds'),
+  MQTT_DYNSEC_USERNAME: z.string().optional(),
+  MQTT_DYNSEC_PASSWORD: z.string().optional(),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('device-twins'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().optional(),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
+  DEVICE_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(60),
+  HISTORY_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  DEFAULT_PLAN: plan.default('free'),
+  ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  CREDENTIAL_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
+    .optional(),
+  ACCESS_TOKEN_TTL_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
+  PASSWORD_HASH_COST: z.coerce.number().int().min(1024).max(1048576).default(16384),
+  TRUST_PROXY: bool.default(false),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().min(3).default('Device Data Service <notifications@dds.local>'),
+  PUSH_WEBHOOK_URL: z.url().optional(),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10000),
+  RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type Plan = z.infer<typeof plan>;
+export const PLANS = plan.options;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the configuration from an environment; throws a ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,89 @@
+/**
+ * Names and payload shapes shared by the gateway, the workers and the workflows.
+ * No Node imports here: the workflow bundle imports this file.
+ */
+
+export const twinWorkflowId = (deviceId: string): string => `device-twin:${deviceId}`;
+
+export type DeviceStatus = 'online' | 'offline';
+
+export interface PinLock {
+  pin: string;
+  lockedAt: string;
+  widgetId: string | null;
+}
+
+export type ThresholdCondition = 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'neq';
+export type RuleCondition = ThresholdCondition | 'no_data' | 'offline' | 'online';
+export type NotificationChannel = 'inApp' | 'push' | 'email';
+export type NotificationType = 'threshold' | 'device_status' | 'no_data';
+export type NotificationPriority = 'low' | 'normal' | 'high';
+
+export interface NotificationRule {
+  id: string;
+  projectId: string;
+  deviceId: string;
+  pin: number | null;
+  condition: RuleCondition;
+  threshold: number | null;
+  duration: number | null;
+  message: string;
+  channels: NotificationChannel[];
+  enabled: boolean;
+  createdAt: string;
+}
+
+export interface NotificationRecord {
+  id: string;
+  projectId: string;
+  deviceId: string | null;
+  ruleId: string | null;
+  type: NotificationType | 'device';
+  title: string;
+  message: string;
+  priority: NotificationPriority;
+  channels: NotificationChannel[];
+  read: boolean;
+  createdAt: string;
+}
+
+/** Socket.IO: what the server sends (DESIGN §7). */
+export interface PinUpdateEvent {
+  deviceId: string;
+  pin: string;
+  value: string;
+  updatedAt: string;
+}
+
+export interface DeviceStatusEvent {
+  deviceId: string;
+  status: DeviceStatus;
+  lastSeen: string | null;
+}
+
+export interface SocketErrorEvent {
+  code: string;
+  message: string;
+}
+
+export interface ServerToClientEvents {
+  'pin:update': (event: PinUpdateEvent) => void;
+  'device:status': (event: DeviceStatusEvent) => void;
+  notification: (record: NotificationRecord) => void;
+  error: (event: SocketErrorEvent) => void;
+}
+
+export type Ack<T> = ({ success: true } & T) | { success: false; error: SocketErrorEvent };
+
+export interface ClientToServerEvents {
+  subscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
+  unsubscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
+  'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean }>) => void) => void;
+}
+
+/** Socket.IO rooms every emitter (gateway and workers) uses. */
+export const rooms = {
+  project: (projectId: string) => `project:${projectId}`,
+  device: (deviceId: string) => `device:${deviceId}`,
+  user: (userId: string) => `user:${userId}`,
+};

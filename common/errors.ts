@@ -1,0 +1,57 @@
+/** Every error code the service returns, declared once with its HTTP status and default message. */
+export const ERRORS = {
+  VALIDATION_ERROR: { status: 400, message: 'The request is not valid' },
+  INVALID_PIN: { status: 400, message: 'Pin name or payload is invalid' },
+  VALUE_TOO_LARGE: { status: 400, message: 'Value exceeds the byte limit of the pin type' },
+  UNAUTHORIZED: { status: 401, message: 'Authentication is required' },
+  INVALID_CREDENTIALS: { status: 401, message: 'Email or password is wrong' },
+  MISSING_API_KEY: { status: 401, message: 'The X-API-Key header is missing' },
+  INVALID_API_KEY: { status: 401, message: 'The API key is invalid or expired' },
+  MISSING_TOKEN: { status: 401, message: 'The token query parameter is missing' },
+  INVALID_TOKEN: { status: 401, message: 'The device token is invalid' },
+  FORBIDDEN: { status: 403, message: 'You may not do this' },
+  PLAN_FEATURE_UNAVAILABLE: { status: 403, message: 'Your plan does not include this feature' },
+  PIN_LOCKED: { status: 403, message: 'The pin is locked' },
+  SIMPLE_API_DISABLED: { status: 403, message: 'The simple API is disabled for this device' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  PROJECT_NOT_FOUND: { status: 404, message: 'Project not found' },
+  DEVICE_NOT_FOUND: { status: 404, message: 'Device not found' },
+  PIN_NOT_FOUND: { status: 404, message: 'Pin has no recorded value' },
+  WIDGET_NOT_FOUND: { status: 404, message: 'Widget not found' },
+  RULE_NOT_FOUND: { status: 404, message: 'Notification rule not found' },
+  NOTIFICATION_NOT_FOUND: { status: 404, message: 'Notification not found' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  MEMBER_NOT_FOUND: { status: 404, message: 'Member not found' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'A dependency is unavailable; nothing was written' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorDetail {
+  field: string;
+  problem: string;
+}
+
+/** The one error type handlers throw; the error middleware renders it as the SPEC envelope. */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}

@@ -1,0 +1,49 @@
+/** The one Redis key scheme. Every store builds its keys here, so a cascade delete can find them all. */
+export const keys = {
+  user: (userId: string) => `user:${userId}`,
+  userByEmail: (email: string) => `user:email:${email.toLowerCase()}`,
+  userProjects: (userId: string) => `user:${userId}:projects`,
+  userApiKeys: (userId: string) => `user:${userId}:apikeys`,
+  session: (tokenHash: string) => `session:${tokenHash}`,
+  apiKey: (keyId: string) => `apikey:${keyId}`,
+  apiKeyByHash: (keyHash: string) => `apikey:hash:${keyHash}`,
+  project: (projectId: string) => `project:${projectId}`,
+  projectMembers: (projectId: string) => `project:${projectId}:members`,
+  projectDevices: (projectId: string) => `project:${projectId}:devices`,
+  device: (deviceId: string) => `device:${deviceId}`,
+  deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
+  deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
+  /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */
+  deviceState: (deviceId: string) => `device:${deviceId}:state`,
+  /** Latest value of each pin: field = pin name, value = JSON `{value, updatedAt}`. */
+  devicePins: (deviceId: string) => `device:${deviceId}:pins`,
+  /** History of one pin: sorted set scored by epoch milliseconds. */
+  pinHistory: (deviceId: string, pin: string) => `device:${deviceId}:history:${pin}`,
+  /** Pin locks: field = pin name, value = JSON `{lockedAt, widgetId}`. Written by the twin's activities. */
+  deviceLocks: (deviceId: string) => `device:${deviceId}:locks`,
+  /** Whether each threshold rule of a device is inside its condition now: field = rule id, value 1|0. */
+  deviceRuleState: (deviceId: string) => `device:${deviceId}:rule-state`,
+  /** Short-lived marker: the twin was just told this offline device is active (dedups the signal). */
+  deviceWake: (deviceId: string) => `device:${deviceId}:wake`,
+  /** Ids of the notification rules bound to a device. */
+  deviceRules: (deviceId: string) => `device:${deviceId}:rules`,
+  projectRules: (projectId: string) => `project:${projectId}:rules`,
+  /** One notification rule, stored as JSON (NotificationRule in contracts.ts). */
+  rule: (ruleId: string) => `rule:${ruleId}`,
+  /** One dashboard widget, stored as JSON (Widget in store/widgets.ts); `config.label` labels its pin. */
+  widget: (widgetId: string) => `widget:${widgetId}`,
+  /** Ids of the widgets of a project. */
+  projectWidgets: (projectId: string) => `project:${projectId}:widgets`,
+  /** Ids of the widgets bound to a device. */
+  deviceWidgets: (deviceId: string) => `device:${deviceId}:widgets`,
+  /** One notification record, stored as JSON (NotificationRecord in contracts.ts). */
+  notification: (notificationId: string) => `notification:${notificationId}`,
+  /** All notifications of a project: sorted set of ids scored by createdAt (epoch ms). */
+  projectNotifications: (projectId: string) => `project:${projectId}:notifications`,
+  /** The unread subset of projectNotifications, same scores. */
+  projectUnreadNotifications: (projectId: string) => `project:${projectId}:notifications:unread`,
+  /** Requests of a user to the external interfaces in one minute window (epoch minutes); expires after it. */
+  rateLimitMinute: (userId: string, window: number) => `ratelimit:${userId}:m:${window}`,
+  /** Requests of a user to the external interfaces in one UTC day (YYYY-MM-DD); expires after it. */
+  rateLimitDay: (userId: string, day: string) => `ratelimit:${userId}:d:${day}`,
+} as const;

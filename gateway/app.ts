@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http';
+import express from 'express';
+import type { Metrics } from '../common/metrics';
+import type { Redis } from '../common/redis';
+import { accessLog } from './http/access-log';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { healthRoutes, type ReadinessCheck } from './health';
+import { externalRestRoutes } from './external/rest-routes';
+import { simpleRoutes } from './external/simple-routes';
+import { createSocketServer, type SocketServer } from './realtime/socket-server';
+import { adminRoutes } from './routes/admin';
+import { apiKeyRoutes } from './routes/api-keys';
+import { authRoutes } from './routes/auth';
+import { dataReadRoutes } from './routes/data-read';
+import { dataWriteRoutes } from './routes/data-write';
+import { deviceRoutes } from './routes/devices';
+import { lockRoutes } from './routes/locks';
+import { memberRoutes } from './routes/members';
+import { notificationRoutes } from './routes/notifications';
+import { projectRoutes } from './routes/projects';
+import { ruleRoutes } from './routes/rules';
+import { simpleApiSettingRoutes } from './routes/simple-api-settings';
+import { widgetRoutes } from './routes/widgets';
+import type { RouteDeps } from './route-deps';
+
+export interface GatewayComponents extends RouteDeps {
+  metrics: Metrics;
+  /** Socket.IO adapter connections: a normal one to publish, a dedicated one to subscribe. */
+  pub: Redis;
+  sub: Redis;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+export interface Gateway {
+  app: express.Express;
+  server: Server;
+  sockets: SocketServer;
+  listen(port: number, host?: string): Promise<number>;
+  /** Stops taking requests, lets in-flight ones finish (up to the grace period), then closes. */
+  close(): Promise<void>;
+}
+
+const managementRouters = [
+  authRoutes,
+  adminRoutes,
+  apiKeyRoutes,
+  projectRoutes,
+  memberRoutes,
+  deviceRoutes,
+  simpleApiSettingRoutes,
+  dataWriteRoutes,
+  dataReadRoutes,
+  lockRoutes,
+  widgetRoutes,
+  ruleRoutes,
+  notificationRoutes,
+];
+
+/** Builds a gateway node (HTTP + Socket.IO) from its components; it does not listen until asked. */
+export function createGateway(components: GatewayComponents): Gateway {
+  const { config, logger, metrics } = components;
+  let shuttingDown = false;
+
+  const app = express();
+  const server = createServer(app);
+  const sockets = createSocketServer({
+    httpServer: server,
+    pub: components.pub,
+    sub: components.sub,
+    stores: components.stores,
+    ingest: components.ingest,
+    logger,
+  });
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(accessLog(logger));
+  app.use(healthRoutes({ ...components.readiness, socketio: () => sockets.subscribed() }, () => shuttingDown));
+  app.get('/metrics', (_req, res) => {
+    res.type('text/plain; version=0.0.4').send(metrics.render());
+  });
+  app.use('/external/api/v1', externalRestRoutes(components));
+  app.use('/external/api', simpleRoutes(components));
+  app.use(express.json({ limit: '256kb' }));
+
+  const api = express.Router();
+  for (const routes of managementRouters) api.use(routes(components));
+  app.use('/api/v1', api);
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger));
+
+  return {
+    app,
+    server,
+    sockets,
+    listen(port, host = config.HOST) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
+    close() {
+      shuttingDown = true;
+      return new Promise((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+        sockets.close();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { createRoomEmitter } from '../activities/socket-events';
+import type { Config } from '../common/config';
+import type { Logger } from '../common/logger';
+import { createMetrics } from '../common/metrics';
+import { createMqttClient } from '../common/mqtt';
+import { createRedis } from '../common/redis';
+import { createStores } from '../store';
+import { createGateway, type Gateway } from './app';
+import { createIngest } from './ingest/ingest';
+import { createThresholdRuleCache } from './ingest/threshold-rules';
+import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
+import { startMqttBridge } from './mqtt/bridge';
+import { createNotifier } from './notifier';
+import { createTwinClient } from './twin-client';
+
+export interface ComposedGateway {
+  gateway: Gateway;
+  /** Graceful stop: no new requests, in-flight ones finish, then every client is closed. */
+  stop(): Promise<void>;
+}
+
+/** Connects a gateway node to Redis, the broker and Temporal, from validated config. */
+export async function composeGateway(config: Config, logger: Logger, credentialKey: string): Promise<ComposedGateway> {
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for a gateway node');
+  const nodeId = randomUUID().slice(0, 8);
+  const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
+  const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
+  const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
+  const mqtt = createMqttClient(config, `gateway-${nodeId}`);
+  mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const twins = createTwinClient({
+    client,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    heartbeatTimeoutS: config.DEVICE_HEARTBEAT_TIMEOUT_S,
+  });
+  const broker = await brokerCredentialsFromConfig(config, logger);
+
+  const stores = createStores(redis, config, credentialKey);
+  const metrics = createMetrics();
+  const rules = createThresholdRuleCache(redis, rulesSub, logger);
+  const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
+  const ingest = createIngest({
+    redis,
+    mqtt,
+    twins,
+    emit: createRoomEmitter(redis),
+    rules,
+    notify,
+    logger,
+    topicRoot: config.MQTT_TOPIC_ROOT,
+    retentionMs: config.HISTORY_RETENTION_DAYS * 86_400_000,
+  });
+  const bridge = startMqttBridge({ mqtt, redis, ingest, twins, logger, metrics, topicRoot: config.MQTT_TOPIC_ROOT });
+
+  const gateway = createGateway({
+    config,
+    logger,
+    stores,
+    twins,
+    ingest,
+    broker,
+    notify,
+    metrics,
+    pub: redis,
+    sub,
+    readiness: {
+      redis: async () => {
+        await redis.ping();
+      },
+      temporal: async () => {
+        await connection.healthService.check({});
+      },
+      mqtt: () => bridge.check(),
+      rules: () => rules.ready(),
+    },
+  });
+
+  return {
+    gateway,
+    async stop() {
+      await gateway.close();
+      bridge.stop();
+      await Promise.allSettled([mqtt.endAsync(), broker.close(), connection.close()]);
+      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit()]);
+    },
+  };
+}

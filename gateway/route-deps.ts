@@ -1,0 +1,19 @@
+import type { Config } from '../common/config';
+import type { NotificationRecord } from '../common/contracts';
+import type { Logger } from '../common/logger';
+import type { Stores } from '../store';
+import type { Ingest } from './ingest/ingest';
+import type { BrokerCredentials } from './mqtt/broker-credentials';
+import type { TwinClient } from './twin-client';
+
+/** What every router is built from. */
+export interface RouteDeps {
+  config: Config;
+  logger: Logger;
+  stores: Stores;
+  twins: TwinClient;
+  ingest: Ingest;
+  broker: BrokerCredentials;
+  /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
+  notify: (record: NotificationRecord) => Promise<void>;
+}

@@ -1,0 +1,69 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { hashPassword, verifyPassword } from '../../common/credentials';
+import { AppError } from '../../common/errors';
+import { publicUser } from '../../store/users';
+import { bearerToken, requireUser, userIdOf } from '../http/auth-context';
+import { sendData, sendNoContent } from '../http/respond';
+import { parseInput } from '../http/validate';
+import type { RouteDeps } from '../route-deps';
+
+const registerBody = z.object({
+  email: z.email().max(254),
+  password: z.string().min(8).max(256),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+const loginBody = z.object({
+  email: z.string().min(1).max(254),
+  password: z.string().min(1).max(256),
+});
+
+/** A hash to verify against when the email is unknown, so a login takes as long either way. */
+let decoyHash: Promise<string> | null = null;
+
+/** Accounts (DESIGN §2): register, login, logout, me. */
+export function authRoutes({ config, stores }: RouteDeps): Router {
+  const router = Router();
+  const authed = requireUser(stores.sessions);
+
+  router.post('/auth/register', async (req, res) => {
+    const body = parseInput(registerBody, req.body, 'body');
+    const passwordHash = await hashPassword(body.password, config.PASSWORD_HASH_COST);
+    const user = await stores.users.create({
+      email: body.email,
+      name: body.name ?? null,
+      plan: config.DEFAULT_PLAN,
+      passwordHash,
+    });
+    if (!user) throw new AppError('CONFLICT', 'An account with this email exists');
+    const session = await stores.sessions.issue(user.id);
+    const { createdAt: _createdAt, ...shown } = publicUser(user);
+    sendData(res, { user: shown, ...session }, 201);
+  });
+
+  router.post('/auth/login', async (req, res) => {
+    const body = parseInput(loginBody, req.body, 'body');
+    const user = await stores.users.findByEmail(body.email);
+    decoyHash ??= hashPassword('decoy-password', config.PASSWORD_HASH_COST);
+    const valid = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash));
+    if (!user || !valid) throw new AppError('INVALID_CREDENTIALS');
+    const session = await stores.sessions.issue(user.id);
+    const { createdAt: _createdAt, ...shown } = publicUser(user);
+    sendData(res, { user: shown, ...session });
+  });
+
+  router.post('/auth/logout', authed, async (req, res) => {
+    const token = bearerToken(req);
+    if (token) await stores.sessions.revoke(token);
+    sendNoContent(res);
+  });
+
+  router.get('/auth/me', authed, async (_req, res) => {
+    const user = await stores.users.get(userIdOf(res));
+    if (!user) throw new AppError('UNAUTHORIZED', 'The account no longer exists');
+    sendData(res, publicUser(user));
+  });
+
+  return router;
+}

@@ -1,0 +1,125 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../common/errors';
+import { newDeviceToken, type DeviceWithState } from '../../store/devices';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData, sendNoContent } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { deviceAccess, projectAccess } from '../access';
+import type { RouteDeps } from '../route-deps';
+
+const name = z.string().trim().min(1).max(100);
+const description = z.string().max(1000);
+const tags = z.array(z.string().trim().min(1).max(50)).max(20);
+
+const listQuery = z.object({
+  projectId: z.uuid().optional(),
+  status: z.enum(['online', 'offline']).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+const createBody = z.object({ name, projectId: z.uuid(), description: description.default(''), tags: tags.default([]) });
+const patchBody = z
+  .object({ name: name.optional(), description: description.optional(), tags: tags.optional() })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'name, description or tags is required');
+
+function maskedToken(d: DeviceWithState): string {
+  return `dt_…${d.tokenLast4}`;
+}
+
+/** The management view of a device (SPEC §2.4); `token` is the real one only right after it is made. */
+function deviceView(d: DeviceWithState, token: string) {
+  return {
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    tags: d.tags,
+    status: d.state.status,
+    lastSeen: d.state.lastSeen,
+    projectId: d.projectId,
+    token,
+    ipAddress: d.state.ipAddress,
+    firmwareVersion: d.state.firmwareVersion,
+    createdAt: d.createdAt,
+  };
+}
+
+/** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
+export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Router {
+  const router = Router();
+  router.use('/devices', requireUser(stores.sessions));
+
+  router.get('/devices', async (req, res) => {
+    const query = parseInput(listQuery, req.query, 'query');
+    const userId = userIdOf(res);
+    const projectIds = query.projectId
+      ? [(await projectAccess(stores, userId, query.projectId, 'viewer')).project.id]
+      : await stores.projects.projectIdsOf(userId);
+    const { devices, total } = await stores.devices.list(projectIds, query);
+    sendData(res, {
+      devices: devices.map((d) => deviceView(d, maskedToken(d))),
+      total,
+      page: query.page,
+      limit: query.limit,
+    });
+  });
+
+  router.post('/devices', async (req, res) => {
+    const body = parseInput(createBody, req.body, 'body');
+    const { project } = await projectAccess(stores, userIdOf(res), body.projectId, 'editor');
+    const { device, token } = await stores.devices.create(project.id, body);
+    try {
+      await broker.provision(device.id, token);
+    } catch (err) {
+      await stores.devices.delete(device.id);
+      logger.error({ err, deviceId: device.id }, 'broker provisioning failed; device creation undone');
+      throw new AppError('SERVICE_UNAVAILABLE', 'The MQTT broker did not take the device credentials; nothing was created');
+    }
+    await twins
+      .start(device.id, project.id)
+      .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin start failed; it starts on first use'));
+    sendData(res, deviceView(device, token), 201);
+  });
+
+  router.get('/devices/:deviceId', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
+    sendData(res, deviceView(device, maskedToken(device)));
+  });
+
+  router.patch('/devices/:deviceId', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    const body = parseInput(patchBody, req.body, 'body');
+    await stores.devices.update(device.id, body);
+    const updated = { ...device, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) };
+    sendData(res, deviceView(updated, maskedToken(updated)));
+  });
+
+  router.post('/devices/:deviceId/regenerate-token', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    const token = newDeviceToken();
+    await broker.changePassword(device.id, token);
+    if (!(await stores.devices.setToken(device.id, token))) throw new AppError('DEVICE_NOT_FOUND');
+    await twins
+      .status(device.id, device.projectId, 'offline', new Date().toISOString())
+      .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin not told the session was dropped'));
+    sendData(res, { token });
+  });
+
+  router.delete('/devices/:deviceId', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    await stores.devices.delete(device.id);
+    await Promise.all([
+      twins.end(device.id).catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin did not end; it ends itself')),
+      broker.remove(device.id).catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'broker client not removed')),
+    ]);
+    sendNoContent(res);
+  });
+
+  router.get('/devices/:deviceId/status', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
+    const { status, lastSeen, ipAddress, firmwareVersion } = device.state;
+    sendData(res, { status, lastSeen, ipAddress, firmwareVersion });
+  });
+
+  return router;
+}

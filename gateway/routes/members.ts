@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../common/errors';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData, sendNoContent } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { projectAccess } from '../access';
+import type { RouteDeps } from '../route-deps';
+
+/** Roles that can be given; `owner` belongs to the project's creator alone. */
+const grantable = z.enum(['admin', 'editor', 'viewer']);
+const addBody = z.object({ email: z.email(), role: grantable });
+const patchBody = z.object({ role: grantable });
+
+/** Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may leave. */
+export function memberRoutes({ stores }: RouteDeps): Router {
+  const router = Router();
+  router.use('/projects/:projectId/members', requireUser(stores.sessions));
+
+  router.get('/projects/:projectId/members', async (req, res) => {
+    const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'viewer');
+    sendData(res, { members: await stores.members.list(project.id) });
+  });
+
+  router.post('/projects/:projectId/members', async (req, res) => {
+    const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'admin');
+    const body = parseInput(addBody, req.body, 'body');
+    const user = await stores.users.findByEmail(body.email);
+    if (!user) throw new AppError('USER_NOT_FOUND', 'No account has this email');
+    if (!(await stores.members.add(project.id, user.id, body.role))) {
+      throw new AppError('CONFLICT', 'This user is already a member');
+    }
+    sendData(res, { userId: user.id, email: user.email, name: user.name, role: body.role }, 201);
+  });
+
+  router.patch('/projects/:projectId/members/:userId', async (req, res) => {
+    const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'admin');
+    const body = parseInput(patchBody, req.body, 'body');
+    const current = await stores.projects.roleOf(project.id, req.params.userId);
+    if (!current) throw new AppError('MEMBER_NOT_FOUND');
+    if (current === 'owner') throw new AppError('FORBIDDEN', "The owner's role cannot be changed");
+    await stores.members.setRole(project.id, req.params.userId, body.role);
+    const member = (await stores.members.list(project.id)).find((m) => m.userId === req.params.userId);
+    sendData(res, member);
+  });
+
+  router.delete('/projects/:projectId/members/:userId', async (req, res) => {
+    const self = userIdOf(res) === req.params.userId;
+    const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, self ? 'viewer' : 'admin');
+    const current = await stores.projects.roleOf(project.id, req.params.userId);
+    if (!current) throw new AppError('MEMBER_NOT_FOUND');
+    if (current === 'owner') throw new AppError('FORBIDDEN', 'The owner cannot be removed; delete the project instead');
+    await stores.members.remove(project.id, req.params.userId);
+    sendNoContent(res);
+  });
+
+  return router;
+}

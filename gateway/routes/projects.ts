@@ -1,0 +1,57 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData, sendNoContent } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { projectAccess } from '../access';
+import type { RouteDeps } from '../route-deps';
+
+const name = z.string().trim().min(1).max(100);
+const description = z.string().max(1000);
+
+const createBody = z.object({ name, description: description.default('') });
+const patchBody = z
+  .object({ name: name.optional(), description: description.optional() })
+  .refine((b) => b.name !== undefined || b.description !== undefined, 'name or description is required');
+
+/** Projects (SPEC §4.1): every member reads; admins edit; only the owner deletes. */
+export function projectRoutes(deps: RouteDeps): Router {
+  const { stores, twins, logger } = deps;
+  const router = Router();
+  router.use('/projects', requireUser(stores.sessions));
+
+  router.get('/projects', async (_req, res) => {
+    sendData(res, { projects: await stores.projects.listFor(userIdOf(res)) });
+  });
+
+  router.post('/projects', async (req, res) => {
+    const body = parseInput(createBody, req.body, 'body');
+    sendData(res, await stores.projects.create(userIdOf(res), body.name, body.description), 201);
+  });
+
+  router.get('/projects/:projectId', async (req, res) => {
+    const { project, role } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'viewer');
+    sendData(res, await stores.projects.view(project, role));
+  });
+
+  router.patch('/projects/:projectId', async (req, res) => {
+    const { project, role } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'admin');
+    const body = parseInput(patchBody, req.body, 'body');
+    await stores.projects.update(project.id, body);
+    const updated = { ...project, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) };
+    sendData(res, await stores.projects.view(updated, role));
+  });
+
+  router.delete('/projects/:projectId', async (req, res) => {
+    const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'owner');
+    const deviceIds = await stores.projects.delete(project.id);
+    await Promise.all(
+      deviceIds.map((id) =>
+        twins.end(id).catch((err: unknown) => logger.warn({ err, deviceId: id }, 'twin did not end; it ends itself')),
+      ),
+    );
+    sendNoContent(res);
+  });
+
+  return router;
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { hashSecret, newSecret } from '../common/credentials';
+
+export const API_KEY_PREFIX = 'dds_';
+/** lastUsedAt is refreshed at most this often. */
+export const TOUCH_EVERY_MS = 60_000;
+
+export interface ApiKey {
+  id: string;
+  userId: string;
+  name: string;
+  /** The first characters of the key, enough for its owner to recognise it. */
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+function toApiKey(h: Record<string, string>): ApiKey | null {
+  if (!h.id || !h.userId || !h.name || !h.prefix || !h.createdAt) return null;
+  return {
+    id: h.id,
+    userId: h.userId,
+    name: h.name,
+    prefix: h.prefix,
+    createdAt: h.createdAt,
+    expiresAt: h.expiresAt ? h.expiresAt : null,
+    lastUsedAt: h.lastUsedAt ? h.lastUsedAt : null,
+  };
+}
+
+/** User API keys for the external REST interface; only the key's hash is stored. */
+export function createApiKeyStore(redis: Redis) {
+  return {
+    async create(userId: string, name: string, expiresAt: string | null): Promise<{ apiKey: ApiKey; key: string }> {
+      const key = newSecret(API_KEY_PREFIX, 32);
+      const hash = hashSecret(key);
+      const apiKey: ApiKey = {
+        id: randomUUID(),
+        userId,
+        name,
+        prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+        createdAt: new Date().toISOString(),
+        expiresAt,
+        lastUsedAt: null,
+      };
+      await redis
+        .multi()
+        .hset(keys.apiKey(apiKey.id), {
+          id: apiKey.id,
+          userId,
+          name,
+          prefix: apiKey.prefix,
+          createdAt: apiKey.createdAt,
+          expiresAt: expiresAt ?? '',
+          hash,
+        })
+        .set(keys.apiKeyByHash(hash), apiKey.id)
+        .sadd(keys.userApiKeys(userId), apiKey.id)
+        .exec();
+      return { apiKey, key };
+    },
+
+    async list(userId: string): Promise<ApiKey[]> {
+      const ids = await redis.smembers(keys.userApiKeys(userId));
+      const rows = await Promise.all(ids.map((id) => redis.hgetall(keys.apiKey(id))));
+      return rows
+        .map(toApiKey)
+        .filter((k): k is ApiKey => k !== null)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+
+    /** Revokes a key of this user; returns false when the user has no such key. */
+    async revoke(userId: string, keyId: string): Promise<boolean> {
+      const revoked = await redis.eval(
+        `if redis.call('HGET', KEYS[1], 'userId') ~= ARGV[1] then return 0 end
+         local hash = redis.call('HGET', KEYS[1], 'hash')
+         redis.call('DEL', KEYS[1], ARGV[3] .. hash)
+         redis.call('SREM', KEYS[2], ARGV[2])
+         return 1`,
+        2,
+        keys.apiKey(keyId),
+        keys.userApiKeys(userId),
+        userId,
+        keyId,
+        keys.apiKeyByHash(''),
+      );
+      return revoked === 1;
+    },
+
+    /** Records that a live key was used, at most once a minute whatever the traffic on any node. */
+    async touch(keyId: string, now: Date): Promise<void> {
+      await redis.eval(
+        `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+         local last = redis.call('HGET', KEYS[1], 'lastUsedAt')
+         if last and last > ARGV[2] then return 0 end
+         redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[1])
+         return 1`,
+        1,
+        keys.apiKey(keyId),
+        now.toISOString(),
+        new Date(now.getTime() - TOUCH_EVERY_MS).toISOString(),
+      );
+    },
+
+    /** The live key a presented secret belongs to, or null (unknown, revoked or expired). */
+    async resolve(secret: string): Promise<ApiKey | null> {
+      const id = await redis.get(keys.apiKeyByHash(hashSecret(secret)));
+      if (!id) return null;
+      const apiKey = toApiKey(await redis.hgetall(keys.apiKey(id)));
+      if (!apiKey || (apiKey.expiresAt && Date.parse(apiKey.expiresAt) <= Date.now())) return null;
+      return apiKey;
+    },
+  };
+}
+
+export type ApiKeyStore = ReturnType<typeof createApiKeyStore>;

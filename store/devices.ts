@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import type { DeviceStatus, PinLock } from '../common/contracts';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
+import { deleteDeviceScript } from './lua/cascade';
+import { hsetIfExists } from './lua/hset-if-exists';
+import { swapCredential } from './lua/swap-credential';
+
+export const DEVICE_TOKEN_PREFIX = 'dt_';
+export const SIMPLE_TOKEN_PREFIX = 'iot_';
+
+export function newDeviceToken(): string {
+  return newSecret(DEVICE_TOKEN_PREFIX, 24);
+}
+
+export interface Device {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  tags: string[];
+  createdAt: string;
+  tokenLast4: string;
+  simpleApiEnabled: boolean;
+}
+
+/** What the twin's mirror says about a device (DESIGN §1): absent fields mean not known yet. */
+export interface DeviceState {
+  status: DeviceStatus;
+  lastSeen: string | null;
+  statusChangedAt: string | null;
+  ipAddress: string | null;
+  firmwareVersion: string | null;
+  hardwareType: string | null;
+}
+
+export interface DeviceWithState extends Device {
+  state: DeviceState;
+}
+
+function toDevice(h: Record<string, string>): Device | null {
+  if (!h.id || !h.projectId || h.name === undefined || !h.createdAt) return null;
+  return {
+    id: h.id,
+    projectId: h.projectId,
+    name: h.name,
+    description: h.description ?? '',
+    tags: h.tags ? (JSON.parse(h.tags) as string[]) : [],
+    createdAt: h.createdAt,
+    tokenLast4: h.tokenLast4 ?? '',
+    simpleApiEnabled: h.simpleApiEnabled === '1',
+  };
+}
+
+export function toDeviceState(h: Record<string, string>): DeviceState {
+  return {
+    status: h.status === 'online' ? 'online' : 'offline',
+    lastSeen: h.lastSeen || null,
+    statusChangedAt: h.statusChangedAt || null,
+    ipAddress: h.ipAddress || null,
+    firmwareVersion: h.firmwareVersion || null,
+    hardwareType: h.hardwareType || null,
+  };
+}
+
+/** A page of devices: by page number (management) or by offset (external REST). */
+export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page: number } | { offset: number });
+
+export function createDeviceStore(redis: Redis, credentialKey: string) {
+  async function withStates(devices: Device[]): Promise<DeviceWithState[]> {
+    const pipeline = redis.pipeline();
+    for (const d of devices) pipeline.hgetall(keys.deviceState(d.id));
+    const states = (await pipeline.exec()) ?? [];
+    return devices.map((d, i) => ({ ...d, state: toDeviceState((states[i]?.[1] ?? {}) as Record<string, string>) }));
+  }
+
+  return {
+    async create(
+      projectId: string,
+      input: { name: string; description: string; tags: string[] },
+    ): Promise<{ device: DeviceWithState; token: string }> {
+      const token = newDeviceToken();
+      const tokenHash = hashSecret(token);
+      const device: Device = {
+        id: randomUUID(),
+        projectId,
+        name: input.name,
+        description: input.description,
+        tags: input.tags,
+        createdAt: new Date().toISOString(),
+        tokenLast4: token.slice(-4),
+        simpleApiEnabled: false,
+      };
+      await redis
+        .multi()
+        .hset(keys.device(device.id), {
+          id: device.id,
+          projectId,
+          name: device.name,
+          description: device.description,
+          tags: JSON.stringify(device.tags),
+          createdAt: device.createdAt,
+          tokenHash,
+          tokenLast4: device.tokenLast4,
+          simpleApiEnabled: '0',
+        })
+        .set(keys.deviceByToken(tokenHash), device.id)
+        .zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id)
+        .exec();
+      return { device: { ...device, state: toDeviceState({}) }, token };
+    },
+
+    async get(deviceId: string): Promise<DeviceWithState | null> {
+      const [device, state] = await Promise.all([
+        redis.hgetall(keys.device(deviceId)),
+        redis.hgetall(keys.deviceState(deviceId)),
+      ]);
+      const d = toDevice(device);
+      return d ? { ...d, state: toDeviceState(state) } : null;
+    },
+
+    /** Devices of the given projects, oldest first, filtered by mirrored status and paged. */
+    async list(projectIds: string[], query: DeviceListQuery): Promise<{ devices: DeviceWithState[]; total: number }> {
+      const idLists = await Promise.all(
+        projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')),
+      );
+      const ordered = idLists
+        .flatMap((flat) => {
+          const pairs: { id: string; score: number }[] = [];
+          for (let i = 0; i < flat.length; i += 2) pairs.push({ id: flat[i] as string, score: Number(flat[i + 1]) });
+          return pairs;
+        })
+        .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))
+        .map((p) => p.id);
+
+      let ids = ordered;
+      if (query.status) {
+        const pipeline = redis.pipeline();
+        for (const id of ordered) pipeline.hget(keys.deviceState(id), 'status');
+        const statuses = (await pipeline.exec()) ?? [];
+        ids = ordered.filter((_, i) => ((statuses[i]?.[1] as string | null) ?? 'offline') === query.status);
+      }
+      const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
+      const pageIds = ids.slice(start, start + query.limit);
+      const pipeline = redis.pipeline();
+      for (const id of pageIds) pipeline.hgetall(keys.device(id));
+      const rows = (await pipeline.exec()) ?? [];
+      const devices = rows
+        .map((r) => toDevice((r[1] ?? {}) as Record<string, string>))
+        .filter((d): d is Device => d !== null);
+      return { devices: await withStates(devices), total: ids.length };
+    },
+
+    async update(deviceId: string, patch: { name?: string; description?: string; tags?: string[] }): Promise<void> {
+      const fields: Record<string, string> = {};
+      if (patch.name !== undefined) fields.name = patch.name;
+      if (patch.description !== undefined) fields.description = patch.description;
+      if (patch.tags !== undefined) fields.tags = JSON.stringify(patch.tags);
+      await hsetIfExists(redis, keys.device(deviceId), fields);
+    },
+
+    /** Replaces the `dt_` token; the old one stops resolving at once. False when the device is gone. */
+    async setToken(deviceId: string, token: string): Promise<boolean> {
+      return swapCredential(redis, {
+        deviceKey: keys.device(deviceId),
+        hashField: 'tokenHash',
+        newHash: hashSecret(token),
+        lookupTemplate: keys.deviceByToken('{hash}'),
+        deviceId,
+        extra: { tokenLast4: token.slice(-4) },
+      });
+    },
+
+    async delete(deviceId: string): Promise<boolean> {
+      return deleteDeviceScript(redis, deviceId);
+    },
+
+    /** The readable `iot_` token of the simple interface, or null when it was never created. */
+    async simpleToken(deviceId: string): Promise<string | null> {
+      const sealed = await redis.hget(keys.device(deviceId), 'simpleTokenSealed');
+      return sealed ? decryptSecret(sealed, credentialKey) : null;
+    },
+
+    /** The device an `iot_` token belongs to, or null when no device has it (now). */
+    async idBySimpleToken(token: string): Promise<string | null> {
+      return redis.get(keys.deviceBySimpleToken(hashSecret(token)));
+    },
+
+    /** Creates a new `iot_` token (replacing any old one); null when the device is gone. */
+    async issueSimpleToken(deviceId: string): Promise<string | null> {
+      const token = newSecret(SIMPLE_TOKEN_PREFIX, 24);
+      const swapped = await swapCredential(redis, {
+        deviceKey: keys.device(deviceId),
+        hashField: 'simpleTokenHash',
+        newHash: hashSecret(token),
+        lookupTemplate: keys.deviceBySimpleToken('{hash}'),
+        deviceId,
+        extra: { simpleTokenSealed: encryptSecret(token, credentialKey) },
+      });
+      return swapped ? token : null;
+    },
+
+    /** The pin locks the twin mirrored (DESIGN §5), ordered by pin name. */
+    async locks(deviceId: string): Promise<PinLock[]> {
+      const raw = await redis.hgetall(keys.deviceLocks(deviceId));
+      return Object.entries(raw)
+        .map(([pin, json]) => {
+          const lock = JSON.parse(json) as { lockedAt: string; widgetId: string | null };
+          return { pin, lockedAt: lock.lockedAt, widgetId: lock.widgetId ?? null };
+        })
+        .sort((a, b) => a.pin.localeCompare(b.pin, 'en', { numeric: true }));
+    },
+
+    async setSimpleApiEnabled(deviceId: string, enabled: boolean): Promise<void> {
+      await hsetIfExists(redis, keys.device(deviceId), { simpleApiEnabled: enabled ? '1' : '0' });
+    },
+  };
+}
+
+export type DeviceStore = ReturnType<typeof createDeviceStore>;

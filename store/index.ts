@@ -1,0 +1,34 @@
+import type { Config } from '../common/config';
+import type { Redis } from '../common/redis';
+import { createApiKeyStore } from './api-keys';
+import { createDeviceStore } from './devices';
+import { createMemberStore } from './members';
+import { createNotificationQueries } from './notification-queries';
+import { createPinSeriesStore } from './pin-series';
+import { createPinStore } from './pins';
+import { createProjectStore } from './projects';
+import { createRateLimitStore } from './rate-limits';
+import { createRuleStore } from './rules';
+import { createSessionStore } from './sessions';
+import { createUserStore } from './users';
+import { createWidgetStore } from './widgets';
+
+/** Every repository over one Redis connection. */
+export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TTL_S'>, credentialKey: string) {
+  return {
+    users: createUserStore(redis),
+    sessions: createSessionStore(redis, config.ACCESS_TOKEN_TTL_S),
+    apiKeys: createApiKeyStore(redis),
+    projects: createProjectStore(redis),
+    members: createMemberStore(redis),
+    devices: createDeviceStore(redis, credentialKey),
+    widgets: createWidgetStore(redis),
+    rules: createRuleStore(redis),
+    notifications: createNotificationQueries(redis),
+    pinSeries: createPinSeriesStore(redis),
+    pins: createPinStore(redis),
+    rateLimits: createRateLimitStore(redis),
+  };
+}
+
+export type Stores = ReturnType<typeof createStores>;

@@ -1,0 +1,61 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { isRole, type Role } from '../common/roles';
+import { hsetIfExists } from './lua/hset-if-exists';
+
+export interface Member {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: Role;
+}
+
+/** Project membership: the project's member hash and each user's project index, always changed together. */
+export function createMemberStore(redis: Redis) {
+  return {
+    async list(projectId: string): Promise<Member[]> {
+      const roles = await redis.hgetall(keys.projectMembers(projectId));
+      const entries = Object.entries(roles).filter((e): e is [string, Role] => isRole(e[1]));
+      const users = await Promise.all(entries.map(([userId]) => redis.hmget(keys.user(userId), 'email', 'name')));
+      return entries.map(([userId, role], i) => ({
+        userId,
+        email: users[i]?.[0] ?? '',
+        name: users[i]?.[1] ? (users[i]?.[1] as string) : null,
+        role,
+      }));
+    },
+
+    /** Adds a member; returns false when the user already belongs to the project (or it is gone). */
+    async add(projectId: string, userId: string, role: Role): Promise<boolean> {
+      const added = await redis.eval(
+        `if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+         if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+         redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+         return 1`,
+        3,
+        keys.projectMembers(projectId),
+        keys.userProjects(userId),
+        keys.project(projectId),
+        userId,
+        role,
+        Date.now(),
+        projectId,
+      );
+      return added === 1;
+    },
+
+    async setRole(projectId: string, userId: string, role: Role): Promise<void> {
+      await hsetIfExists(redis, keys.projectMembers(projectId), { [userId]: role });
+    },
+
+    async remove(projectId: string, userId: string): Promise<void> {
+      await redis
+        .multi()
+        .hdel(keys.projectMembers(projectId), userId)
+        .zrem(keys.userProjects(userId), projectId)
+        .exec();
+    },
+  };
+}
+
+export type MemberStore = ReturnType<typeof createMemberStore>;

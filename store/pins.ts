@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { pinLabels } from './pin-labels';
+
+/** A recorded pin as the external interfaces show it (SPEC §2.7). */
+export interface PinView {
+  pin: string;
+  value: string;
+  label: string | null;
+  updatedAt: string;
+}
+
+export interface HistoryPoint {
+  value: string;
+  timestamp: string;
+}
+
+const latest = z.object({ value: z.string(), updatedAt: z.string() });
+
+function toView(pin: string, json: string, labels: Map<string, string>): PinView {
+  const { value, updatedAt } = latest.parse(JSON.parse(json));
+  return { pin, value, label: labels.get(pin) ?? null, updatedAt };
+}
+
+/** Reads of the latest values (with their labels) and the raw history of a device's pins. */
+export function createPinStore(redis: Redis) {
+  return {
+    /** Every recorded pin of the device, ordered by name (A, D, V; numerically within each). */
+    async all(deviceId: string): Promise<PinView[]> {
+      const [stored, labels] = await Promise.all([redis.hgetall(keys.devicePins(deviceId)), pinLabels(redis, deviceId)]);
+      return Object.entries(stored)
+        .map(([pin, json]) => toView(pin, json, labels))
+        .sort((a, b) => a.pin.localeCompare(b.pin, 'en', { numeric: true }));
+    },
+
+    /** One pin by its canonical name, or null when it has no recorded value. */
+    async one(deviceId: string, pin: string): Promise<PinView | null> {
+      const [json, labels] = await Promise.all([redis.hget(keys.devicePins(deviceId), pin), pinLabels(redis, deviceId)]);
+      return json === null ? null : toView(pin, json, labels);
+    },
+
+    /**
+     * The newest `limit` points of a pin between `from` and `to` (either open), oldest first; null
+     * when the pin has no recorded value. History members are `${ms}:${value}`: the value is
+     * everything after the first ':'.
+     */
+    async history(
+      deviceId: string,
+      pin: string,
+      window: { from: Date | null; to: Date | null; limit: number },
+    ): Promise<HistoryPoint[] | null> {
+      const [recorded, members] = await Promise.all([
+        redis.hexists(keys.devicePins(deviceId), pin),
+        redis.zrevrangebyscore(
+          keys.pinHistory(deviceId, pin),
+          window.to ? window.to.getTime() : '+inf',
+          window.from ? window.from.getTime() : '-inf',
+          'LIMIT',
+          0,
+          window.limit,
+        ),
+      ]);
+      if (recorded === 0) return null;
+      return members.reverse().map((member) => {
+        const sep = member.indexOf(':');
+        return { value: member.slice(sep + 1), timestamp: new Date(Number(member.slice(0, sep))).toISOString() };
+      });
+    },
+  };
+}
+
+export type PinStore = ReturnType<typeof createPinStore>;

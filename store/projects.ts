@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { isRole, type Role } from '../common/roles';
+import { deleteProjectScript } from './lua/cascade';
+import { hsetIfExists } from './lua/hset-if-exists';
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string;
+  createdAt: string;
+}
+
+export interface ProjectView extends Project {
+  deviceCount: number;
+  role: Role;
+}
+
+function toProject(h: Record<string, string>): Project | null {
+  if (!h.id || h.name === undefined || !h.createdAt) return null;
+  return { id: h.id, name: h.name, description: h.description ?? '', createdAt: h.createdAt };
+}
+
+export function createProjectStore(redis: Redis) {
+  return {
+    async create(ownerId: string, name: string, description: string): Promise<ProjectView> {
+      const project: Project = { id: randomUUID(), name, description, createdAt: new Date().toISOString() };
+      await redis
+        .multi()
+        .hset(keys.project(project.id), { ...project })
+        .hset(keys.projectMembers(project.id), ownerId, 'owner')
+        .zadd(keys.userProjects(ownerId), Date.parse(project.createdAt), project.id)
+        .exec();
+      return { ...project, deviceCount: 0, role: 'owner' };
+    },
+
+    async get(projectId: string): Promise<Project | null> {
+      return toProject(await redis.hgetall(keys.project(projectId)));
+    },
+
+    /** The caller's role in a project, or null when they are not a member (or it does not exist). */
+    async roleOf(projectId: string, userId: string): Promise<Role | null> {
+      const role = await redis.hget(keys.projectMembers(projectId), userId);
+      return isRole(role) ? role : null;
+    },
+
+    async view(project: Project, role: Role): Promise<ProjectView> {
+      const deviceCount = await redis.zcard(keys.projectDevices(project.id));
+      return { ...project, deviceCount, role };
+    },
+
+    /** Every project the user belongs to, oldest first, with their role and device count. */
+    async listFor(userId: string): Promise<ProjectView[]> {
+      const ids = await redis.zrange(keys.userProjects(userId), '0', '-1');
+      const pipeline = redis.pipeline();
+      for (const id of ids) {
+        pipeline.hgetall(keys.project(id));
+        pipeline.hget(keys.projectMembers(id), userId);
+        pipeline.zcard(keys.projectDevices(id));
+      }
+      const results = (await pipeline.exec()) ?? [];
+      const views: ProjectView[] = [];
+      for (let i = 0; i < ids.length; i++) {
+        const project = toProject((results[i * 3]?.[1] ?? {}) as Record<string, string>);
+        const role = results[i * 3 + 1]?.[1];
+        if (!project || !isRole(role)) continue;
+        views.push({ ...project, deviceCount: Number(results[i * 3 + 2]?.[1] ?? 0), role });
+      }
+      return views;
+    },
+
+    async update(projectId: string, patch: { name?: string; description?: string }): Promise<void> {
+      const fields = Object.entries(patch).filter(([, v]) => v !== undefined) as [string, string][];
+      await hsetIfExists(redis, keys.project(projectId), Object.fromEntries(fields));
+    },
+
+    /** Deletes the project and everything in it in one atomic step; returns the ids of its devices. */
+    async delete(projectId: string): Promise<string[]> {
+      return deleteProjectScript(redis, projectId);
+    },
+
+    /** The user who owns the project (its creator), or null when it does not exist. */
+    async ownerOf(projectId: string): Promise<string | null> {
+      const members = await redis.hgetall(keys.projectMembers(projectId));
+      return Object.keys(members).find((userId) => members[userId] === 'owner') ?? null;
+    },
+
+    async projectIdsOf(userId: string): Promise<string[]> {
+      return redis.zrange(keys.userProjects(userId), '0', '-1');
+    },
+  };
+}
+
+export type ProjectStore = ReturnType<typeof createProjectStore>;

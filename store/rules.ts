@@ -1,0 +1,104 @@
+import type { NotificationRule } from '../common/contracts';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { redisScript } from '../common/redis-script';
+import { publishRulesChanged } from './rules-changed';
+import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
+import { attemptOf, replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
+
+/**
+ * KEYS: 1 rule:{id}, 2 old device:{id}:rules, 3 old device:{id}:rule-state, 4 new device:{id}, 5 new device:{id}:rules
+ * ARGV: 1 the JSON the rule must still hold, 2 its replacement, 3 rule id, 4 projectId, 5 '1' to reset the edge state
+ * Returns 1 written, 0 changed meanwhile, -1 gone, -2 the new device is not in the project.
+ */
+const UPDATE = redisScript(`
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[4], 'projectId') ~= ARGV[4] then return -2 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SREM', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[5], ARGV[3])
+if ARGV[5] == '1' then redis.call('HDEL', KEYS[3], ARGV[3]) end
+return 1`);
+
+/** Fields that decide when a rule fires: a change to any of them starts its edge state afresh. */
+const TRIGGER_FIELDS = ['deviceId', 'pin', 'condition', 'threshold', 'enabled'] as const;
+
+function parse(json: string): NotificationRule {
+  return JSON.parse(json) as NotificationRule;
+}
+
+/**
+ * Notification rules (DESIGN §8). Every change is announced to every gateway node's threshold
+ * rule cache (for the old and the new device) before the call returns.
+ */
+function boundKeys(rule: NotificationRule) {
+  return {
+    device: keys.device(rule.deviceId),
+    record: keys.rule(rule.id),
+    projectIndex: keys.projectRules(rule.projectId),
+    deviceIndex: keys.deviceRules(rule.deviceId),
+  };
+}
+
+export function createRuleStore(redis: Redis) {
+  const announce = (deviceIds: string[]) => Promise.all([...new Set(deviceIds)].map((id) => publishRulesChanged(redis, id)));
+
+  return {
+    /** Stores a new rule; false when its device is gone or not in its project. */
+    async create(rule: NotificationRule): Promise<boolean> {
+      if (!(await createBoundRecord(redis, boundKeys(rule), rule))) return false;
+      await announce([rule.deviceId]);
+      return true;
+    },
+
+    async get(ruleId: string): Promise<NotificationRule | null> {
+      const json = await redis.get(keys.rule(ruleId));
+      return json === null ? null : parse(json);
+    },
+
+    /** The rules of a project, oldest first. */
+    async list(projectId: string): Promise<NotificationRule[]> {
+      const ids = await redis.smembers(keys.projectRules(projectId));
+      if (ids.length === 0) return [];
+      const docs = await redis.mget(ids.map((id) => keys.rule(id)));
+      return docs
+        .flatMap((json) => (json === null ? [] : [parse(json)]))
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    /**
+     * Replaces a rule with `change(current)` without losing a concurrent change (see
+     * replaceIfUnchanged), moving it between devices when its deviceId changes; `refused` when
+     * the new device is not (or no longer) in the rule's project.
+     */
+    async update(ruleId: string, change: (current: NotificationRule) => Promise<NotificationRule>): Promise<Replacement<NotificationRule>> {
+      const replaced = await replaceIfUnchanged(redis, keys.rule(ruleId), parse, change, async (expected, before, after) => {
+        const reset = TRIGGER_FIELDS.some((field) => before[field] !== after[field]);
+        const reply = await UPDATE(
+          redis,
+          [
+            keys.rule(ruleId),
+            keys.deviceRules(before.deviceId),
+            keys.deviceRuleState(before.deviceId),
+            keys.device(after.deviceId),
+            keys.deviceRules(after.deviceId),
+          ],
+          [expected, JSON.stringify(after), ruleId, after.projectId, reset ? '1' : '0'],
+        );
+        return attemptOf(reply);
+      });
+      if (replaced.kind === 'replaced') await announce([replaced.before.deviceId, replaced.after.deviceId]);
+      return replaced;
+    },
+
+    async delete(rule: NotificationRule): Promise<boolean> {
+      if (!(await deleteBoundRecord(redis, boundKeys(rule), rule.id, [keys.deviceRuleState(rule.deviceId)]))) return false;
+      await announce([rule.deviceId]);
+      return true;
+    },
+  };
+}
+
+export type RuleStore = ReturnType<typeof createRuleStore>;

@@ -1,0 +1,112 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
+import { replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
+
+/** Widget types (SPEC §2.3), exact values. */
+export const WIDGET_TYPES = [
+  'BUTTON',
+  'SWITCH',
+  'SLIDER',
+  'GAUGE',
+  'ANALOG_GAUGE',
+  'GRAPH',
+  'VALUE_DISPLAY',
+  'LCD',
+  'TERMINAL',
+  'LED',
+  'JOYSTICK',
+  'MAP',
+  'PROGRESS_BAR',
+  'COLOR_PICKER',
+  'STEP_CONTROL',
+  'BRIDGE',
+  'IMAGE',
+  'TABLE',
+  'BAR_CHART',
+  'ALERT',
+  'NUMBER_INPUT',
+  'TIMER',
+  'SEGMENTED_CONTROL',
+  'SIGNAL_STRENGTH',
+  'TEXT_INPUT',
+  'SPARKLINE',
+  'ICON_STATUS',
+  'KEYPAD',
+  'LOCATION',
+] as const;
+
+export type WidgetType = (typeof WIDGET_TYPES)[number];
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface WidgetLayout {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** A dashboard widget bound to a V pin (0–255) of a device of its project. */
+export interface Widget {
+  id: string;
+  type: WidgetType;
+  projectId: string;
+  deviceId: string;
+  pin: number;
+  layout: WidgetLayout;
+  config: { [key: string]: JsonValue };
+  createdAt: string;
+  updatedAt: string;
+}
+
+function parse(json: string): Widget {
+  return JSON.parse(json) as Widget;
+}
+
+function boundKeys(widget: Widget) {
+  return {
+    device: keys.device(widget.deviceId),
+    record: keys.widget(widget.id),
+    projectIndex: keys.projectWidgets(widget.projectId),
+    deviceIndex: keys.deviceWidgets(widget.deviceId),
+  };
+}
+
+export function createWidgetStore(redis: Redis) {
+  return {
+    /** Stores a new widget; false when its device is gone or not in its project. */
+    async create(widget: Widget): Promise<boolean> {
+      return createBoundRecord(redis, boundKeys(widget), widget);
+    },
+
+    async get(widgetId: string): Promise<Widget | null> {
+      const json = await redis.get(keys.widget(widgetId));
+      return json === null ? null : parse(json);
+    },
+
+    /** The widgets of a project, oldest first. */
+    async list(projectId: string): Promise<Widget[]> {
+      const ids = await redis.smembers(keys.projectWidgets(projectId));
+      if (ids.length === 0) return [];
+      const docs = await redis.mget(ids.map((id) => keys.widget(id)));
+      return docs
+        .flatMap((json) => (json === null ? [] : [parse(json)]))
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    /**
+     * Replaces a widget with `change(current)`, atomically against concurrent changes: when the
+     * stored widget moved on meanwhile, `change` runs again on the newer one.
+     */
+    update(widgetId: string, change: (current: Widget) => Promise<Widget>): Promise<Replacement<Widget>> {
+      return replaceIfUnchanged(redis, keys.widget(widgetId), parse, change);
+    },
+
+    async delete(widget: Widget): Promise<boolean> {
+      return deleteBoundRecord(redis, boundKeys(widget), widget.id);
+    },
+  };
+}
+
+export type WidgetStore = ReturnType<typeof createWidgetStore>;

@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import { startStack, type Stack } from '../helpers/stack';
+import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+
+let stack: Stack;
+let owner: TestUser;
+let projectId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  owner = await registerUser(stack.request);
+  projectId = (await createProject(stack.request, owner)).id;
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('device create and read', () => {
+  it('creates a device (201) with its dt_ token shown once, then masked', async () => {
+    const res = await stack.request('POST', '/api/v1/devices', {
+      token: owner.token,
+      body: { name: 'Boiler', projectId, description: 'basement', tags: ['heat'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Boiler',
+      description: 'basement',
+      tags: ['heat'],
+      status: 'offline',
+      lastSeen: null,
+      projectId,
+      token: expect.stringMatching(/^dt_[A-Za-z0-9_-]{32}$/),
+      ipAddress: null,
+      firmwareVersion: null,
+      createdAt: expect.any(String),
+    });
+    const { id, token } = res.body.data;
+
+    const one = await stack.request('GET', `/api/v1/devices/${id}`, { token: owner.token });
+    expect(one.status).toBe(200);
+    expect(one.body.data.token).toBe(`dt_…${token.slice(-4)}`);
+    expect(one.text).not.toContain(token);
+
+    const list = await stack.request('GET', `/api/v1/devices?projectId=${projectId}`, { token: owner.token });
+    const item = list.body.data.devices.find((d: { id: string }) => d.id === id);
+    expect(item).toMatchObject({ id, name: 'Boiler', status: 'offline', lastSeen: null, projectId, token: `dt_…${token.slice(-4)}` });
+    expect(list.text).not.toContain(token);
+
+    const stored = JSON.stringify(await stack.redis.hgetall(`device:${id}`));
+    expect(stored).not.toContain(token);
+  });
+
+  it('validates the create body', async () => {
+    const res = await stack.request('POST', '/api/v1/devices', { token: owner.token, body: { name: '', projectId: 'nope' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['body.name', 'body.projectId']);
+  });
+
+  it('hides devices and projects of other users (404)', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const stranger = await registerUser(stack.request);
+    const get = await stack.request('GET', `/api/v1/devices/${device.id}`, { token: stranger.token });
+    expect(get.status).toBe(404);
+    expect(get.body.error.code).toBe('DEVICE_NOT_FOUND');
+    const create = await stack.request('POST', '/api/v1/devices', { token: stranger.token, body: { name: 'x', projectId } });
+    expect(create.status).toBe(404);
+    expect(create.body.error.code).toBe('PROJECT_NOT_FOUND');
+    const list = await stack.request('GET', `/api/v1/devices?projectId=${projectId}`, { token: stranger.token });
+    expect(list.status).toBe(404);
+    const own = await stack.request('GET', '/api/v1/devices', { token: stranger.token });
+    expect(own.body.data).toEqual({ devices: [], total: 0, page: 1, limit: 20 });
+  });
+
+  it('reports status from the mirror: offline with nulls until the twin says otherwise', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const res = await stack.request('GET', `/api/v1/devices/${device.id}/status`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ status: 'offline', lastSeen: null, ipAddress: null, firmwareVersion: null });
+  });
+});
+
+describe('device list paging and filters', () => {
+  let pageProject: string;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    pageProject = (await createProject(stack.request, owner, 'Paging')).id;
+    for (let i = 0; i < 25; i++) ids.push((await createDevice(stack.request, owner, pageProject, `d${i}`)).id);
+    await stack.redis.hset(`device:${ids[3]}:state`, 'status', 'online', 'lastSeen', new Date().toISOString());
+  });
+
+  it('pages with a default of 20 and reports total and page', async () => {
+    const first = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}`, { token: owner.token });
+    expect(first.status).toBe(200);
+    expect(first.body.data.total).toBe(25);
+    expect(first.body.data.page).toBe(1);
+    expect(first.body.data.devices).toHaveLength(20);
+    const second = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}&page=2`, { token: owner.token });
+    expect(second.body.data.devices.map((d: { id: string }) => d.id)).toEqual(ids.slice(20));
+    const small = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}&limit=10&page=3`, { token: owner.token });
+    expect(small.body.data.devices.map((d: { id: string }) => d.id)).toEqual(ids.slice(20, 25));
+    const max = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}&limit=100`, { token: owner.token });
+    expect(max.body.data.devices).toHaveLength(25);
+  });
+
+  it.each(['limit=0', 'limit=101', 'page=0', 'limit=abc', 'status=sleeping', 'projectId=123'])(
+    'rejects %s with 400 VALIDATION_ERROR',
+    async (query) => {
+      const res = await stack.request('GET', `/api/v1/devices?${query}`, { token: owner.token });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+      expect(res.body.error.details).toHaveLength(1);
+    },
+  );
+
+  it('filters by status', async () => {
+    const online = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}&status=online`, { token: owner.token });
+    expect(online.body.data.total).toBe(1);
+    expect(online.body.data.devices[0].id).toBe(ids[3]);
+    expect(online.body.data.devices[0].status).toBe('online');
+    const offline = await stack.request('GET', `/api/v1/devices?projectId=${pageProject}&status=offline`, { token: owner.token });
+    expect(offline.body.data.total).toBe(24);
+  });
+});
+
+describe('device changes', () => {
+  it('patches name, description and tags', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const res = await stack.request('PATCH', `/api/v1/devices/${device.id}`, {
+      token: owner.token,
+      body: { name: 'Renamed', tags: ['a', 'b'] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: device.id, name: 'Renamed', description: 'test device', tags: ['a', 'b'] });
+    const again = await stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token });
+    expect(again.body.data.tags).toEqual(['a', 'b']);
+    const bad = await stack.request('PATCH', `/api/v1/devices/${device.id}`, { token: owner.token, body: { tags: 'x' } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('regenerates the dt_ token; the old one stops resolving at once', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBe(device.id);
+    const res = await stack.request('POST', `/api/v1/devices/${device.id}/regenerate-token`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.token).toMatch(/^dt_/);
+    expect(res.body.data.token).not.toBe(device.token);
+    expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBeNull();
+    expect(await stack.redis.get(`device:dt:${sha256(res.body.data.token)}`)).toBe(device.id);
+    const shown = await stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token });
+    expect(shown.body.data.token).toBe(`dt_…${res.body.data.token.slice(-4)}`);
+  });
+
+  it('deletes a device (204) with all its pin data and credentials', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    await stack.redis.hset(`device:${device.id}:pins`, 'V0', JSON.stringify({ value: '7', updatedAt: new Date().toISOString() }));
+    await stack.redis.zadd(`device:${device.id}:history:V0`, Date.now(), `${Date.now()}:7`);
+    await stack.request('PUT', `/api/v1/devices/${device.id}/simple-api`, { token: owner.token, body: { enabled: true } });
+
+    const res = await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token });
+    expect(res.status).toBe(204);
+    expect((await stack.redis.keys('*')).filter((k) => k.includes(device.id))).toEqual([]);
+    expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBeNull();
+    expect(await stack.redis.keys('device:iot:*')).toEqual([]);
+    expect(await stack.redis.zscore(`project:${projectId}:devices`, device.id)).toBeNull();
+    expect((await stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
+    expect((await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
+  });
+});
+
+describe('simple-api settings', () => {
+  it('is off with no token until enabled; the token is readable and regenerable', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const path = `/api/v1/devices/${device.id}/simple-api`;
+    const initial = await stack.request('GET', path, { token: owner.token });
+    expect(initial.status).toBe(200);
+    expect(initial.body.data).toEqual({ enabled: false, token: null });
+
+    const on = await stack.request('PUT', path, { token: owner.token, body: { enabled: true } });
+    expect(on.status).toBe(200);
+    expect(on.body.data).toEqual({ enabled: true, token: expect.stringMatching(/^iot_/) });
+    const token: string = on.body.data.token;
+    expect(JSON.stringify(await stack.redis.hgetall(`device:${device.id}`))).not.toContain(token);
+
+    const read = await stack.request('GET', path, { token: owner.token });
+    expect(read.body.data).toEqual({ enabled: true, token });
+
+    const off = await stack.request('PUT', path, { token: owner.token, body: { enabled: false } });
+    expect(off.body.data).toEqual({ enabled: false, token });
+
+    const regenerated = await stack.request('POST', `${path}/regenerate-token`, { token: owner.token });
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.data.token).toMatch(/^iot_/);
+    expect(regenerated.body.data.token).not.toBe(token);
+    expect(await stack.redis.get(`device:iot:${sha256(token)}`)).toBeNull();
+    expect(await stack.redis.get(`device:iot:${sha256(regenerated.body.data.token)}`)).toBe(device.id);
+
+    const bad = await stack.request('PUT', path, { token: owner.token, body: { enabled: 'yes' } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('is for editors: a viewer gets 403', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const viewer = await registerUser(stack.request);
+    await stack.request('POST', `/api/v1/projects/${projectId}/members`, {
+      token: owner.token,
+      body: { email: viewer.email, role: 'viewer' },
+    });
+    const res = await stack.request('GET', `/api/v1/devices/${device.id}/simple-api`, { token: viewer.token });
+    expect(res.status).toBe(403);
+    const read = await stack.request('GET', `/api/v1/devices/${device.id}`, { token: viewer.token });
+    expect(read.status).toBe(200);
+  });
+});

@@ -1,0 +1,119 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { createLogger } from '../../common/logger';
+import { createMqttClient } from '../../common/mqtt';
+import { createRedis, type Redis } from '../../common/redis';
+import type { Config } from '../../common/config';
+import { composeGateway, type ComposedGateway } from '../../gateway/compose';
+import { createTwinWorker } from '../../workers/create-worker';
+import { temporalLogger } from '../../workers/temporal-logger';
+import { testConfig } from '../harness/config';
+import { httpClient, type Request } from './http';
+import { eventually } from './wait';
+import { workflowBundle } from './workflow-bundle';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface StackNode {
+  request: Request;
+  baseUrl: string;
+  composed: ComposedGateway;
+  /** GET /metrics of this node, parsed into name → value. */
+  metrics(): Promise<Record<string, number>>;
+}
+
+export interface Stack extends StackNode {
+  config: Config;
+  nodes: StackNode[];
+  /** A separate connection for tests to look into Redis. */
+  redis: Redis;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  overrides?: Record<string, string>;
+  /** Gateway nodes sharing one Redis, broker and Temporal (default 1). */
+  nodes?: number;
+  /** Run a twin worker on the stack's task queue (default false). */
+  worker?: boolean;
+}
+
+async function startNode(config: Config, credentialKey: string): Promise<StackNode> {
+  const composed = await composeGateway(config, createLogger(config.LOG_LEVEL, 'test-gateway'), credentialKey);
+  const port = await composed.gateway.listen(0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const request = httpClient(baseUrl);
+  await eventually(async () => {
+    const ready = await request('GET', '/readyz');
+    if (ready.status !== 200) throw new Error(`node not ready: ${ready.text}`);
+  });
+  return {
+    request,
+    baseUrl,
+    composed,
+    async metrics() {
+      const res = await fetch(`${baseUrl}/metrics`);
+      const lines = (await res.text()).split('\n').filter((l) => l && !l.startsWith('#'));
+      return Object.fromEntries(lines.map((l) => [l.split(' ')[0], Number(l.split(' ')[1])]));
+    },
+  };
+}
+
+let runtimeInstalled = false;
+
+/** Routes the Temporal SDK's own logs into the (silent in tests) pino logger, once per process. */
+function installRuntime(config: Config): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: temporalLogger(createLogger(config.LOG_LEVEL, 'temporal')), shutdownSignals: [] });
+}
+
+async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
+  installRuntime(config);
+  const redis = createRedis(config.REDIS_URL, 'test-worker');
+  const mqtt = createMqttClient(config, 'test-worker');
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
+  const worker: Worker = await createTwinWorker({
+    config,
+    connection,
+    redis,
+    mqtt,
+    logger: createLogger(config.LOG_LEVEL, 'test-worker'),
+    workflowBundle: { code: (await workflowBundle()).code },
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await Promise.allSettled([mqtt.endAsync(), redis.quit(), connection.close()]);
+    },
+  };
+}
+
+/** Real gateway nodes on free ports (and optionally a twin worker), wired to this run's servers. */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const config = testConfig({
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ADMIN_TOKEN,
+    SHUTDOWN_GRACE_MS: '2000',
+    ...options.overrides,
+  });
+  const credentialKey = randomBytes(32).toString('hex');
+  const nodes: StackNode[] = [];
+  for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode(config, credentialKey));
+  const worker = options.worker ? await startWorker(config) : null;
+  const redis = createRedis(config.REDIS_URL, 'test-inspector');
+  const first = nodes[0] as StackNode;
+  return {
+    ...first,
+    config,
+    nodes,
+    redis,
+    async stop() {
+      await Promise.all(nodes.map((n) => n.composed.stop()));
+      await worker?.stop();
+      await redis.quit();
+    },
+  };
+}
