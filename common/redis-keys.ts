@@ -21,6 +21,11 @@ export const keys = {
   pinHistory: (deviceId: string, pin: string) => `device:${deviceId}:history:${pin}`,
   /** Pin locks: field = pin name, value = JSON `{lockedAt, widgetId}`. Written by the twin's activities. */
   deviceLocks: (deviceId: string) => `device:${deviceId}:locks`,
+  /**
+   * Commands kept for a device that was not online when they were written: field = pin name,
+   * value = JSON `{value, queuedAt}` (newest per pin). Written by ingest, drained by the twin.
+   */
+  devicePending: (deviceId: string) => `device:${deviceId}:pending`,
   /** Whether each threshold rule of a device is inside its condition now: field = rule id, value 1|0. */
   deviceRuleState: (deviceId: string) => `device:${deviceId}:rule-state`,
   /** Short-lived marker: the twin was just told this offline device is active (dedups the signal). */

@@ -1,0 +1,20 @@
+import { createChannelActivities } from './channels';
+import { createCommandActivities } from './commands';
+import type { ActivityDeps } from './deps';
+import { createMirrorActivities } from './mirror';
+import { createNotificationActivities } from './notifications';
+
+export type { ActivityDeps } from './deps';
+export { createRoomEmitter, type EmitToRooms } from './socket-events';
+
+/** Every activity of the device twin, bound to its dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createMirrorActivities(deps),
+    ...createNotificationActivities(deps),
+    ...createCommandActivities(deps),
+    ...createChannelActivities(deps),
+  };
+}
+
+export type TwinActivities = ReturnType<typeof createActivities>;

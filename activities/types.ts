@@ -1,0 +1,106 @@
+/**
+ * Payloads of the twin's activities. Types only: the workflow bundle imports this file with
+ * `import type`, so nothing here may need Node at run time.
+ */
+import type { DeviceStatus, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
+
+/** A rule the twin watches itself (threshold rules belong to the gateway). */
+export interface TwinRule {
+  id: string;
+  condition: 'no_data' | 'offline' | 'online';
+  /** Pin name (`V5`) for no_data rules bound to a pin; null means "any data from the device". */
+  pin: string | null;
+  /** Seconds of silence for no_data rules; null for status rules. */
+  duration: number | null;
+  message: string;
+  channels: NotificationChannel[];
+}
+
+/** What the mirror holds, read when a twin starts fresh (never started, or lost). */
+export interface MirrorSnapshot {
+  status: DeviceStatus | null;
+  lastSeen: string | null;
+  statusChangedAt: string | null;
+  ipAddress: string | null;
+  firmwareVersion: string | null;
+  hardwareType: string | null;
+}
+
+export interface BootstrapResult {
+  /** False when the hash `device:{id}` does not exist (deleted, or not created yet). */
+  exists: boolean;
+  mirror: MirrorSnapshot;
+  locks: PinLock[];
+  rules: TwinRule[];
+}
+
+export interface RulesResult {
+  exists: boolean;
+  rules: TwinRule[];
+}
+
+export interface LastSeenRequest {
+  deviceId: string;
+  /** Pins whose last update time is wanted (pin names). */
+  pins: string[];
+}
+
+export interface LastSeenResult {
+  exists: boolean;
+  /** `lastSeen` of `device:{id}:state`, written by the gateway on every message. */
+  lastSeen: string | null;
+  /** Per requested pin: its last value and update time, or null when it never had one. */
+  pins: Record<string, { value: string; updatedAt: string } | null>;
+  /** How many commands are kept for the device. */
+  pendingCommands: number;
+}
+
+export interface WriteStatusRequest {
+  deviceId: string;
+  projectId: string;
+  status: DeviceStatus;
+  statusChangedAt: string;
+  lastSeen: string | null;
+}
+
+export interface WriteStatusResult {
+  /** False when the device no longer exists: nothing was written or emitted. */
+  written: boolean;
+  /** lastSeen as the mirror now holds it (the gateway may have moved it further). */
+  lastSeen: string | null;
+}
+
+export interface WriteInfoRequest {
+  deviceId: string;
+  ipAddress?: string;
+  firmwareVersion?: string;
+  hardwareType?: string;
+}
+
+export interface WriteLockRequest {
+  deviceId: string;
+  lock: PinLock;
+}
+
+export interface DeleteLockRequest {
+  deviceId: string;
+  pin: string;
+}
+
+export interface CreateNotificationRequest {
+  record: NotificationRecord;
+}
+
+export interface CreateNotificationResult {
+  outcome: 'created' | 'exists' | 'gone';
+  /** Channels the record went out on during this call. */
+  delivered: NotificationChannel[];
+  /** Channels left to their own activities (email, push). */
+  skipped: NotificationChannel[];
+}
+
+export interface FlushCommandsResult {
+  delivered: number;
+  /** Commands still kept (the broker was unreachable). */
+  left: number;
+}

@@ -1,0 +1,174 @@
+/**
+ * What the gateway calls to reach a device's twin (DESIGN §1). Every call that may be a device's
+ * first contact starts the twin if it is not running (signalWithStart / updateWithStart), so a
+ * twin that was never started, or was lost, heals on first use.
+ */
+import {
+  ApplicationFailure,
+  Client,
+  ServiceError,
+  WithStartWorkflowOperation,
+  WorkflowClient,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import { twinWorkflowId, type DeviceStatus, type PinLock } from '../common/contracts';
+import { AppError, ERRORS, type ErrorCode } from '../common/errors';
+import {
+  activitySignal,
+  endSignal,
+  infoSignal,
+  lockUpdate,
+  rulesChangedUpdate,
+  stateQuery,
+  statusSignal,
+  unlockUpdate,
+  type ActivityInput,
+  type deviceTwin,
+  type InfoInput,
+  type RulesChangedResult,
+  type StatusInput,
+  type TwinInput,
+  type TwinView,
+  type UnlockResult,
+} from '../workflows/device-twin';
+
+export interface TwinClientOptions {
+  client: Client | WorkflowClient;
+  taskQueue: string;
+  /** Heartbeat timeout given to twins this client starts (DEVICE_HEARTBEAT_TIMEOUT_S). */
+  heartbeatTimeoutS: number;
+  /** Deadline of calls that wait for the twin (Updates, queries). Default 10 s. */
+  timeoutMs?: number;
+}
+
+const WORKFLOW_TYPE = 'deviceTwin';
+
+/**
+ * Translates Temporal failures into the service's errors: a twin's refusal keeps its code
+ * (INVALID_PIN, PIN_LOCKED, VALIDATION_ERROR, DEVICE_NOT_FOUND), an unreachable Temporal is a 503.
+ */
+function translate(err: unknown): never {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in ERRORS) {
+    throw new AppError(cause.type as ErrorCode, cause.message);
+  }
+  if (err instanceof ServiceError || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'The device twin service is unavailable');
+  }
+  throw err;
+}
+
+export function createTwinClient(options: TwinClientOptions) {
+  const workflow = options.client instanceof WorkflowClient ? options.client : options.client.workflow;
+  const { taskQueue, heartbeatTimeoutS } = options;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+
+  const startOptions = (deviceId: string, projectId: string) => ({
+    workflowId: twinWorkflowId(deviceId),
+    taskQueue,
+    args: [{ deviceId, projectId, heartbeatTimeoutS }] as [TwinInput],
+    memo: { projectId },
+  });
+
+  const bounded = <T>(fn: () => Promise<T>): Promise<T> =>
+    workflow.withDeadline(Date.now() + timeoutMs, fn).catch(translate);
+
+  const signalWithStart = async (sent: Promise<unknown>): Promise<void> => {
+    await sent.catch(translate);
+  };
+
+  /** Runs an Update, starting the twin first when it is not running. */
+  function update<Ret, Args extends any[]>(
+    deviceId: string,
+    projectId: string,
+    def: UpdateDefinition<Ret, Args>,
+    args: Args,
+  ): Promise<Ret> {
+    return bounded(() =>
+      workflow.executeUpdateWithStart<typeof deviceTwin, Ret, Args>(def, {
+        args,
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof deviceTwin>(WORKFLOW_TYPE, {
+          ...startOptions(deviceId, projectId),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      }),
+    );
+  }
+
+  return {
+    /** Starts the twin of a new device; starting a running twin again is a no-op. */
+    async start(deviceId: string, projectId: string): Promise<void> {
+      await workflow
+        .start<typeof deviceTwin>(WORKFLOW_TYPE, {
+          ...startOptions(deviceId, projectId),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        })
+        .catch(translate);
+    },
+
+    /** A message came from a device the mirror shows offline. `pin` is the pin it was for, if any. */
+    activity(deviceId: string, projectId: string, at: string, pin?: string): Promise<void> {
+      const signalArgs: [ActivityInput] = [pin === undefined ? { at } : { at, pin }];
+      return signalWithStart(
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
+      );
+    },
+
+    /** The device's status topic (or its Last Will) said online or offline. */
+    status(deviceId: string, projectId: string, status: DeviceStatus, at: string): Promise<void> {
+      const signalArgs: [StatusInput] = [{ status, at }];
+      return signalWithStart(
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
+      );
+    },
+
+    /** The device's info topic: firmware, IP, hardware. Add `at` to count it as activity too. */
+    info(deviceId: string, projectId: string, info: InfoInput): Promise<void> {
+      const signalArgs: [InfoInput] = [info];
+      return signalWithStart(
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
+      );
+    },
+
+    /** Locks a pin (idempotent: a locked pin keeps its lock and it is returned). */
+    lock(deviceId: string, projectId: string, pin: string, widgetId: string | null = null): Promise<PinLock> {
+      return update(deviceId, projectId, lockUpdate, [{ pin, widgetId }]);
+    },
+
+    /** Releases a pin's lock; with `widgetId`, only a lock that widget holds. */
+    unlock(deviceId: string, projectId: string, pin: string, widgetId?: string | null): Promise<UnlockResult> {
+      return update(deviceId, projectId, unlockUpdate, [widgetId === undefined ? { pin } : { pin, widgetId }]);
+    },
+
+    /** The device's rules changed in Redis: the twin reloads them and answers with the ones it now watches. */
+    rulesChanged(deviceId: string, projectId: string): Promise<RulesChangedResult> {
+      return update(deviceId, projectId, rulesChangedUpdate, []);
+    },
+
+    /** The device was deleted: its twin completes. True if a running twin was told; a missing one is fine. */
+    async end(deviceId: string): Promise<boolean> {
+      try {
+        await workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal);
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        return translate(err);
+      }
+    },
+
+    /** The twin's whole state, or null when the device has no twin. */
+    async state(deviceId: string): Promise<TwinView | null> {
+      try {
+        return await bounded(() => workflow.getHandle(twinWorkflowId(deviceId)).query(stateQuery));
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
+        throw err;
+      }
+    },
+  };
+}
+
+export type TwinClient = ReturnType<typeof createTwinClient>;

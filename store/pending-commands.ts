@@ -1,0 +1,58 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { redisScript } from '../common/redis-script';
+
+/** KEEP: HSET on the pending hash only while the device exists. KEYS: device, pending. ARGV: pin, JSON. */
+const KEEP = redisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1`);
+
+/** DONE: removes a kept command only if it is still the one that was delivered (no newer value came). */
+const DONE = redisScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])`);
+
+export interface PendingCommand {
+  pin: string;
+  value: string;
+  queuedAt: string;
+  /** The stored JSON, to remove exactly this command once delivered. */
+  raw: string;
+}
+
+/**
+ * Commands kept for a device that is not online (newest value per pin). The ingest script keeps
+ * them atomically with the value; the device's twin delivers them when it comes online.
+ */
+export function createPendingCommandStore(redis: Redis) {
+  return {
+    async keep(deviceId: string, pin: string, value: string): Promise<boolean> {
+      const json = JSON.stringify({ value, queuedAt: new Date().toISOString() });
+      return (await KEEP(redis, [keys.device(deviceId), keys.devicePending(deviceId)], [pin, json])) === 1;
+    },
+
+    /** Oldest first. */
+    async list(deviceId: string): Promise<PendingCommand[]> {
+      const raw = await redis.hgetall(keys.devicePending(deviceId));
+      return Object.entries(raw)
+        .map(([pin, json]) => ({ pin, raw: json, ...(JSON.parse(json) as { value: string; queuedAt: string }) }))
+        .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.pin.localeCompare(b.pin));
+    },
+
+    async count(deviceId: string): Promise<number> {
+      return redis.hlen(keys.devicePending(deviceId));
+    },
+
+    async delivered(deviceId: string, command: PendingCommand): Promise<void> {
+      await DONE(redis, [keys.devicePending(deviceId)], [command.pin, command.raw]);
+    },
+
+    /** A lock drops what was kept for its pin: a locked pin takes no writes toward the device. */
+    async drop(deviceId: string, pin: string): Promise<void> {
+      await redis.hdel(keys.devicePending(deviceId), pin);
+    },
+  };
+}
+
+export type PendingCommandStore = ReturnType<typeof createPendingCommandStore>;

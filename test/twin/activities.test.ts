@@ -1,0 +1,156 @@
+/**
+ * The twin's activities on their own, against the real Redis and broker: what a retry does, what
+ * a late write for a deleted device does, and that Socket.IO events reach a server running the
+ * gateway's Redis adapter.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Server } from 'socket.io';
+import { io as connectClient, type Socket } from 'socket.io-client';
+import { createActivities, createRoomEmitter, type TwinActivities } from '../../activities';
+import type { DeviceStatusEvent, NotificationRecord } from '../../common/contracts';
+import { rooms } from '../../common/contracts';
+import { createLogger } from '../../common/logger';
+import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
+import { testConfig } from '../harness/config';
+import { createDevice, eventually, notificationsOf } from './helpers';
+
+let redis: Redis;
+let mqtt: MqttClient;
+let acts: TwinActivities;
+
+beforeAll(async () => {
+  const config = testConfig();
+  redis = createRedis(config.REDIS_URL, 'test-twin-activities');
+  mqtt = createMqttClient(config, 'test-twin-activities');
+  await mqttConnected(mqtt);
+  acts = createActivities({
+    redis,
+    mqtt,
+    emit: createRoomEmitter(redis),
+    logger: createLogger('silent', 'test'),
+    topicRoot: config.MQTT_TOPIC_ROOT,
+  });
+});
+
+afterAll(async () => {
+  await Promise.allSettled([mqtt?.endAsync(), redis?.quit()]);
+});
+
+function record(device: { deviceId: string; projectId: string }, overrides: Partial<NotificationRecord> = {}): NotificationRecord {
+  return {
+    id: randomUUID(),
+    projectId: device.projectId,
+    deviceId: device.deviceId,
+    ruleId: randomUUID(),
+    type: 'device_status',
+    title: 'Device offline',
+    message: 'Device is offline',
+    priority: 'high',
+    channels: ['inApp'],
+    read: false,
+    createdAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+test('a retried createNotification stores one record, indexed once', async () => {
+  const device = await createDevice(redis);
+  const r = record(device);
+  expect((await acts.createNotification({ record: r })).outcome).toBe('created');
+  expect((await acts.createNotification({ record: r })).outcome).toBe('exists');
+  expect(await notificationsOf(redis, device.projectId)).toEqual([r]);
+  expect(await redis.zrange(keys.projectUnreadNotifications(device.projectId), '0', '-1', 'WITHSCORES')).toEqual([
+    r.id,
+    String(Date.parse(r.createdAt)),
+  ]);
+});
+
+test('createNotification delivers inApp only; email and push are left to their own activities', async () => {
+  const device = await createDevice(redis);
+  const result = await acts.createNotification({ record: record(device, { channels: ['inApp', 'email', 'push'] }) });
+  expect(result).toEqual({ outcome: 'created', delivered: ['inApp'], skipped: ['email', 'push'] });
+});
+
+test('writes for a deleted device leave no keys behind', async () => {
+  const device = await createDevice(redis);
+  await redis.del(keys.device(device.deviceId));
+  const at = new Date().toISOString();
+  expect(
+    await acts.writeStatus({ deviceId: device.deviceId, projectId: device.projectId, status: 'online', statusChangedAt: at, lastSeen: at }),
+  ).toEqual({ written: false, lastSeen: null });
+  expect(await acts.writeInfo({ deviceId: device.deviceId, firmwareVersion: '1' })).toEqual({ written: false });
+  expect(await acts.writeLock({ deviceId: device.deviceId, lock: { pin: 'V1', lockedAt: at, widgetId: null } })).toEqual({
+    written: false,
+  });
+  expect((await acts.createNotification({ record: record(device) })).outcome).toBe('gone');
+  expect(await redis.keys(`*${device.deviceId}*`)).toEqual([]);
+  expect(await redis.exists(keys.projectNotifications(device.projectId))).toBe(0);
+});
+
+test('lastSeen in the mirror only moves forward', async () => {
+  const device = await createDevice(redis);
+  const later = new Date().toISOString();
+  const earlier = new Date(Date.now() - 60_000).toISOString();
+  await redis.hset(keys.deviceState(device.deviceId), 'lastSeen', later); // the gateway's hot path
+  const result = await acts.writeStatus({
+    deviceId: device.deviceId,
+    projectId: device.projectId,
+    status: 'offline',
+    statusChangedAt: earlier,
+    lastSeen: earlier,
+  });
+  expect(result).toEqual({ written: true, lastSeen: later });
+  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toEqual({
+    status: 'offline',
+    statusChangedAt: earlier,
+    lastSeen: later,
+  });
+});
+
+test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {
+  const config = testConfig();
+  const pub = createRedis(config.REDIS_URL, 'test-adapter-pub');
+  const sub = pub.duplicate();
+  const httpServer = createServer();
+  const server = new Server(httpServer, { adapter: createAdapter(pub, sub) });
+  const device = await createDevice(redis);
+  server.on('connection', (socket) => {
+    void socket.join([rooms.project(device.projectId), rooms.device(device.deviceId)]);
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  const client: Socket = connectClient(`http://127.0.0.1:${port}`, { transports: ['websocket'] });
+  const statuses: DeviceStatusEvent[] = [];
+  const notifications: NotificationRecord[] = [];
+  client.on('device:status', (e: DeviceStatusEvent) => statuses.push(e));
+  client.on('notification', (r: NotificationRecord) => notifications.push(r));
+  try {
+    await new Promise<void>((resolve) => client.on('connect', () => resolve()));
+    // The adapter's subscription must be live before the emits under test (DESIGN §7): probe until one arrives.
+    const emit = createRoomEmitter(redis);
+    await eventually(async () => {
+      await emit([rooms.project(device.projectId)], 'device:status', { deviceId: 'probe', status: 'offline', lastSeen: null });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(statuses.length).toBeGreaterThan(0);
+    });
+
+    const at = new Date().toISOString();
+    await acts.writeStatus({ deviceId: device.deviceId, projectId: device.projectId, status: 'online', statusChangedAt: at, lastSeen: at });
+    const r = record(device, { type: 'no_data', title: 'No data on V3' });
+    await acts.createNotification({ record: r });
+
+    await eventually(() =>
+      expect(statuses.filter((e) => e.deviceId !== 'probe')).toEqual([{ deviceId: device.deviceId, status: 'online', lastSeen: at }]),
+    );
+    await eventually(() => expect(notifications).toEqual([r]));
+  } finally {
+    client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([pub.quit(), sub.quit()]);
+  }
+});

@@ -1,0 +1,187 @@
+/**
+ * A twin test bench on the harness's real servers: its own task queue, its own Worker made by
+ * createTwinWorker, a TwinClient, and helpers that stand for what other parts of the service
+ * write to Redis (the device hash, rules, the gateway's hot-path writes).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import mqtt from 'mqtt';
+import type { Config } from '../../common/config';
+import type { NotificationRecord, NotificationRule } from '../../common/contracts';
+import { createLogger } from '../../common/logger';
+import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
+import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
+import { createPendingCommandStore } from '../../store/pending-commands';
+import { createTwinWorker } from '../../workers/create-worker';
+import { testConfig } from '../harness/config';
+import { eventually, sleep } from '../helpers/wait';
+import { workflowBundle } from '../helpers/workflow-bundle';
+
+export { eventually, sleep };
+
+export interface TwinTestEnv {
+  config: Config;
+  taskQueue: string;
+  redis: Redis;
+  mqtt: MqttClient;
+  client: Client;
+  twins: TwinClient;
+  worker(): Worker;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** The SDK's own logs: warnings and errors only (once per process; a later file finds it installed). */
+function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed in this process
+  }
+}
+
+export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Promise<TwinTestEnv> {
+  quietTemporalLogs();
+  const config = testConfig({ DEVICE_HEARTBEAT_TIMEOUT_S: String(heartbeatTimeoutS), SHUTDOWN_GRACE_MS: '2000' });
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
+  const taskQueue = `twin-${name}-${randomUUID().slice(0, 8)}`;
+  const logger = createLogger(config.LOG_LEVEL, `test-${name}`);
+  const redis = createRedis(config.REDIS_URL, `test-${name}`);
+  const mqttClient = createMqttClient(config, `test-${name}`);
+  await mqttConnected(mqttClient);
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const twins = createTwinClient({ client, taskQueue, heartbeatTimeoutS });
+  const workflowBundleCode = await workflowBundle();
+
+  let connection: NativeConnection | undefined;
+  let current: Worker | undefined;
+  let running: Promise<void> | undefined;
+
+  const env: TwinTestEnv = {
+    config,
+    taskQueue,
+    redis,
+    mqtt: mqttClient,
+    client,
+    twins,
+    worker() {
+      if (!current) throw new Error('no worker running');
+      return current;
+    },
+    async startWorker() {
+      if (running) throw new Error('worker already running');
+      connection ??= await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+      current = await createTwinWorker({
+        config,
+        connection,
+        redis,
+        mqtt: mqttClient,
+        logger,
+        taskQueue,
+        workflowBundle: { code: workflowBundleCode.code },
+      });
+      running = current.run();
+    },
+    async stopWorker() {
+      if (!current || !running) return;
+      if (current.getState() === 'RUNNING') current.shutdown();
+      await running;
+      current = undefined;
+      running = undefined;
+    },
+    async cleanup() {
+      await env.stopWorker();
+      await Promise.allSettled([connection?.close(), clientConnection.close(), mqttClient.endAsync(), redis.quit()]);
+    },
+  };
+  await env.startWorker();
+  return env;
+}
+
+/** Stands for a device the device store created: the hash `device:{id}` exists. */
+export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
+  const deviceId = randomUUID();
+  const projectId = randomUUID();
+  await redis.hset(keys.device(deviceId), { id: deviceId, projectId, name: 'test device', createdAt: new Date().toISOString() });
+  return { deviceId, projectId };
+}
+
+/** Stands for the rules store: `rule:{id}` JSON plus the device's rule set. */
+export async function addRule(
+  redis: Redis,
+  device: { deviceId: string; projectId: string },
+  rule: Pick<NotificationRule, 'condition'> & Partial<NotificationRule>,
+): Promise<NotificationRule> {
+  const full: NotificationRule = {
+    id: randomUUID(),
+    projectId: device.projectId,
+    deviceId: device.deviceId,
+    pin: null,
+    threshold: null,
+    duration: null,
+    message: '',
+    channels: ['inApp'],
+    enabled: true,
+    createdAt: new Date().toISOString(),
+    ...rule,
+  };
+  await redis.multi().set(keys.rule(full.id), JSON.stringify(full)).sadd(keys.deviceRules(full.deviceId), full.id).exec();
+  return full;
+}
+
+/** Stands for the gateway's ingest: a write toward a device that is not online is kept for it. */
+export async function keepCommand(redis: Redis, deviceId: string, pin: string, value: string): Promise<void> {
+  await createPendingCommandStore(redis).keep(deviceId, pin, value);
+}
+
+/** Stands for the gateway's hot path: one message from the device on a pin. */
+export async function deviceMessage(redis: Redis, deviceId: string, pin: string, value: string, at = new Date()): Promise<void> {
+  const updatedAt = at.toISOString();
+  await redis
+    .pipeline()
+    .hset(keys.deviceState(deviceId), 'lastSeen', updatedAt)
+    .hset(keys.devicePins(deviceId), pin, JSON.stringify({ value, updatedAt }))
+    .exec();
+}
+
+export async function mirror(redis: Redis, deviceId: string): Promise<Record<string, string>> {
+  return redis.hgetall(keys.deviceState(deviceId));
+}
+
+export async function notificationsOf(redis: Redis, projectId: string): Promise<NotificationRecord[]> {
+  const ids = await redis.zrange(keys.projectNotifications(projectId), '0', '-1');
+  if (ids.length === 0) return [];
+  const docs = await redis.mget(...ids.map((id) => keys.notification(id)));
+  return docs.flatMap((d) => (d ? [JSON.parse(d) as NotificationRecord] : []));
+}
+
+
+
+/** A separate MQTT client subscribed to a device's command topics, as the device would be. */
+export async function commandSubscriber(
+  config: Config,
+  deviceId: string,
+): Promise<{ messages: Array<{ topic: string; value: string; qos: number }>; close(): Promise<void> }> {
+  const client = await mqtt.connectAsync(config.MQTT_URL, {
+    clientId: `test-device-${randomUUID().slice(0, 8)}`,
+    username: config.MQTT_USERNAME,
+    password: config.MQTT_PASSWORD,
+    protocolVersion: 5,
+  });
+  const messages: Array<{ topic: string; value: string; qos: number }> = [];
+  client.on('message', (topic, payload, packet) => messages.push({ topic, value: payload.toString('utf8'), qos: packet.qos }));
+  await client.subscribeAsync(`${config.MQTT_TOPIC_ROOT}/${deviceId}/pin/+/set`, { qos: 1 });
+  return { messages, close: () => client.endAsync() };
+}

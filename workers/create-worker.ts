@@ -1,0 +1,51 @@
+import { type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities, createRoomEmitter } from '../activities';
+import type { Config } from '../common/config';
+import type { Logger } from '../common/logger';
+import type { MqttClient } from '../common/mqtt';
+import type { Redis } from '../common/redis';
+
+export interface TwinWorkerOptions {
+  config: Config;
+  connection: NativeConnection;
+  redis: Redis;
+  mqtt: MqttClient;
+  logger: Logger;
+  /** Defaults to `TEMPORAL_TASK_QUEUE`. */
+  taskQueue?: string;
+  /** A prebuilt bundle (bundleWorkflowCode) instead of bundling workflows/ again: tests and bench reuse one. */
+  workflowBundle?: WorkflowBundleOption;
+}
+
+/**
+ * The worker that runs the device twins and their activities. Tuning comes from the
+ * environment: WORKER_MAX_CACHED_WORKFLOWS (sticky cache size; SDK default when unset),
+ * WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS; SHUTDOWN_GRACE_MS
+ * bounds how long shutdown waits for running activities.
+ */
+export function createTwinWorker(options: TwinWorkerOptions): Promise<Worker> {
+  const { config, connection, redis, mqtt, logger } = options;
+  const activities = createActivities({
+    redis,
+    mqtt,
+    emit: createRoomEmitter(redis),
+    logger: logger.child({ component: 'twin-activities' }),
+    topicRoot: config.MQTT_TOPIC_ROOT,
+    smtpUrl: config.SMTP_URL,
+    mailFrom: config.MAIL_FROM,
+    pushWebhookUrl: config.PUSH_WEBHOOK_URL,
+  });
+  return Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows') }),
+    activities,
+    ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+    maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    shutdownGraceTime: config.SHUTDOWN_GRACE_MS,
+  });
+}
