@@ -84,6 +84,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     async stop() {
       await gateway.close();
       bridge.stop();
+      await ingest.drain();
       await Promise.allSettled([mqtt.endAsync(), broker.close(), connection.close()]);
       await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit()]);
     },

@@ -53,6 +53,9 @@ export function mosquittoConf(options: { port: number; plugin: string; dynsecFil
     'log_timestamp_format %Y-%m-%dT%H:%M:%S',
     `listener ${options.port} 127.0.0.1`,
     'allow_anonymous false',
+    // The gateways' shared subscription can lag behind a burst; the default queue of 1000
+    // messages per client would drop the rest silently.
+    'max_queued_messages 100000',
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,
     '',

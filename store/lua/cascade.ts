@@ -15,6 +15,7 @@ const templates = JSON.stringify({
     keys.deviceRules('{id}'),
     keys.deviceRuleState('{id}'),
     keys.deviceWake('{id}'),
+    keys.devicePending('{id}'),
     keys.deviceWidgets('{id}'),
   ],
   devicePins: keys.devicePins('{id}'),

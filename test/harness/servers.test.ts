@@ -19,10 +19,11 @@ describe('test servers from the global setup', () => {
     const client = await connectAsync(config.MQTT_URL, { username: config.MQTT_USERNAME, password: config.MQTT_PASSWORD });
     try {
       const received = new Promise<string>((resolve) => client.once('message', (topic, payload) => resolve(`${topic}=${payload}`)));
-      const [grant] = await client.subscribeAsync('$share/g/dds/#', { qos: 1 });
+      const root = `harness-${process.pid}`;
+      const [grant] = await client.subscribeAsync(`$share/g/${root}/#`, { qos: 1 });
       expect(grant?.qos).toBe(1);
-      await client.publishAsync('dds/harness/pin/V1', '42', { qos: 1 });
-      expect(await received).toBe('dds/harness/pin/V1=42');
+      await client.publishAsync(`${root}/pin/V1`, '42', { qos: 1 });
+      expect(await received).toBe(`${root}/pin/V1=42`);
     } finally {
       await client.endAsync();
     }

@@ -95,6 +95,9 @@ async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const config = testConfig({
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    // Test files share one broker: a topic root of their own keeps each stack's shared
+    // subscription from taking another stack's device messages.
+    MQTT_TOPIC_ROOT: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN,
     SHUTDOWN_GRACE_MS: '2000',
     ...options.overrides,

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { rooms, type NotificationRecord } from '../../common/contracts';
+import type { Logger } from '../../common/logger';
+import type { MqttClient } from '../../common/mqtt';
+import { parsePin, valueFits } from '../../common/pins';
+import type { Redis } from '../../common/redis';
+import type { EmitToRooms } from '../../activities/socket-events';
+import { createPendingCommandStore } from '../../store/pending-commands';
+import type { TwinClient } from '../twin-client';
+import { commandTopic } from '../../common/mqtt-topics';
+import { storePoint } from './store-point';
+import { insideCondition } from './threshold';
+import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
+
+/**
+ * Where a value came from: the device itself; an app or API writing toward the device (locks
+ * apply, the device gets it); or an import of a past reading (stored and fanned out only).
+ */
+export type IngestOrigin = 'device' | 'app' | 'import';
+
+export interface IngestInput {
+  deviceId: string;
+  pin: string | number;
+  value: string;
+  origin: IngestOrigin;
+  /** When the value was measured; defaults to now. */
+  at?: Date;
+  /** The simple interface accepts D and A pins up to 255 (SPEC §8). */
+  pinRanges?: 'standard' | 'wide';
+}
+
+export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND';
+
+export type IngestResult =
+  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean }
+  | { ok: false; code: IngestRejection };
+
+export interface IngestDeps {
+  redis: Redis;
+  mqtt: MqttClient;
+  twins: TwinClient;
+  emit: EmitToRooms;
+  rules: ThresholdRuleCache;
+  /** Stores and delivers a notification on its channels (retried, off the hot path). */
+  notify: (record: NotificationRecord) => Promise<void>;
+  logger: Logger;
+  topicRoot: string;
+  retentionMs: number;
+}
+
+/**
+ * How long one wake signal to the twin covers the messages of a device the mirror does not show
+ * online yet (a busy Temporal may take a while to mark it). The twin clears the marker when the
+ * device goes offline, so a later message wakes it at once.
+ */
+const WAKE_TTL_S = 30;
+
+/**
+ * The one ingest pipeline (SPEC §1 rule 2, §6): every value, whatever door it came in by, is
+ * checked, stored, fanned out, checked against threshold rules and, from apps, delivered.
+ * Callers map the typed result to their own answer.
+ */
+export function createIngest(deps: IngestDeps) {
+  const { redis, mqtt, twins, emit, rules, logger } = deps;
+  const pending = createPendingCommandStore(redis);
+  /** Work the pipeline started and does not wait for (twin wake signals, notifications). */
+  const background = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>): void => {
+    background.add(work);
+    void work.finally(() => background.delete(work));
+  };
+
+  /** Publishes a write to an online device (QoS 1); anything else is kept for its twin to deliver. */
+  async function deliver(deviceId: string, pin: string, value: string, online: boolean): Promise<boolean> {
+    if (!online) return false;
+    try {
+      await mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 });
+      return true;
+    } catch (err) {
+      logger.warn({ err, deviceId, pin }, 'publish to device failed; kept for its twin');
+      await pending.keep(deviceId, pin, value);
+      return false;
+    }
+  }
+
+  function raise(rule: ThresholdRule, value: string, at: string): void {
+    const record: NotificationRecord = {
+      id: randomUUID(),
+      projectId: rule.projectId,
+      deviceId: rule.deviceId,
+      ruleId: rule.id,
+      type: 'threshold',
+      title: `Threshold: V${rule.pin} ${rule.condition} ${rule.threshold}`,
+      message: rule.message.replaceAll('{value}', value),
+      priority: 'normal',
+      channels: rule.channels,
+      read: false,
+      createdAt: at,
+    };
+    track(deps.notify(record).catch((err: unknown) => logger.error({ err, ruleId: rule.id }, 'threshold notification failed')));
+  }
+
+  async function ingest(input: IngestInput): Promise<IngestResult> {
+    const pin = parsePin(input.pin, input.pinRanges);
+    if (!pin) return { ok: false, code: 'INVALID_PIN' };
+    if (!valueFits(pin, input.value)) return { ok: false, code: 'VALUE_TOO_LARGE' };
+
+    const at = input.at ?? new Date();
+    const thresholdRules = pin.type === 'V' ? await rules.forPin(input.deviceId, pin.index) : [];
+    const ruleStates = thresholdRules.flatMap((rule): [string, boolean][] => {
+      const inside = insideCondition(rule.condition, rule.threshold, input.value);
+      return inside === null ? [] : [[rule.id, inside]];
+    });
+
+    const stored = await storePoint(redis, {
+      deviceId: input.deviceId,
+      pin: pin.name,
+      value: input.value,
+      at,
+      retentionMs: deps.retentionMs,
+      towardDevice: input.origin === 'app',
+      fromDevice: input.origin === 'device',
+      wakeTtlS: WAKE_TTL_S,
+      ruleStates,
+    });
+    if (stored.kind === 'gone') return { ok: false, code: 'DEVICE_NOT_FOUND' };
+    if (stored.kind === 'locked') return { ok: false, code: 'PIN_LOCKED' };
+
+    const updatedAt = at.toISOString();
+    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };
+    const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
+    for (const rule of thresholdRules) if (stored.crossed.includes(rule.id)) raise(rule, input.value, updatedAt);
+    if (stored.wake) {
+      track(
+        twins
+          .activity(input.deviceId, stored.projectId, updatedAt, pin.name)
+          .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
+      );
+    }
+    const delivered = input.origin === 'app' ? await deliver(input.deviceId, pin.name, input.value, stored.online) : false;
+    await emitted;
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered };
+  }
+
+  /** Resolves once the work ingest started in the background has finished (for a graceful stop). */
+  const drain = async (): Promise<void> => {
+    await Promise.allSettled([...background]);
+  };
+
+  return Object.assign(ingest, { drain });
+}
+
+export type Ingest = ReturnType<typeof createIngest>;

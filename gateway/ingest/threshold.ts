@@ -1,0 +1,37 @@
+import type { ThresholdCondition } from '../../common/contracts';
+
+export const THRESHOLD_CONDITIONS: readonly ThresholdCondition[] = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'];
+
+export function isThresholdCondition(condition: string): condition is ThresholdCondition {
+  return (THRESHOLD_CONDITIONS as readonly string[]).includes(condition);
+}
+
+/** A pin value as a finite number (`"21.5"`, `"true"` → 1, `"false"` → 0), or null when it is not one. */
+export function numericValue(value: string): number | null {
+  const text = value.trim().toLowerCase();
+  if (text === 'true') return 1;
+  if (text === 'false') return 0;
+  if (text === '') return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Whether a value is inside a threshold condition; null when the value is not numeric (state unchanged). */
+export function insideCondition(condition: ThresholdCondition, threshold: number, value: string): boolean | null {
+  const n = numericValue(value);
+  if (n === null) return null;
+  switch (condition) {
+    case 'gt':
+      return n > threshold;
+    case 'gte':
+      return n >= threshold;
+    case 'lt':
+      return n < threshold;
+    case 'lte':
+      return n <= threshold;
+    case 'eq':
+      return n === threshold;
+    case 'neq':
+      return n !== threshold;
+  }
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { connectAsync, type MqttClient } from 'mqtt';
+import type { Logger } from '../../common/logger';
+
+const CONTROL_TOPIC = '$CONTROL/dynamic-security/v1';
+const RESPONSE_TOPIC = `${CONTROL_TOPIC}/response`;
+
+export type DynsecCommand = { command: string } & Record<string, unknown>;
+
+/** The plugin's answer to one command: `error` is its own message, e.g. `Client not found`. */
+export interface DynsecResponse {
+  command: string;
+  error?: string;
+  data?: unknown;
+}
+
+/** A command the plugin answered with an error; `reason` is the plugin's error string. */
+export class DynsecCommandError extends Error {
+  constructor(
+    readonly command: string,
+    readonly reason: string,
+  ) {
+    super(`dynamic security ${command}: ${reason}`);
+    this.name = 'DynsecCommandError';
+  }
+}
+
+/** The plugin could not be asked or did not answer: not connected, connection lost, or timed out. */
+export class DynsecUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DynsecUnavailableError';
+  }
+}
+
+export interface DynsecClientOptions {
+  url: string;
+  username: string;
+  password: string;
+  logger: Logger;
+  timeoutMs?: number;
+}
+
+export interface DynsecClient {
+  /**
+   * Sends the commands in one message; resolves with one response per command, in order, whether or
+   * not the plugin reported errors (see `throwOnError`). Concurrent calls are told apart by the
+   * correlationData each command carries.
+   */
+  send(commands: DynsecCommand[]): Promise<DynsecResponse[]>;
+  close(): Promise<void>;
+}
+
+/** Throws a DynsecCommandError for the first response whose error is not one of `tolerated`. */
+export function throwOnError(responses: DynsecResponse[], tolerated: readonly string[] = []): void {
+  const failed = responses.find((r) => r.error !== undefined && !tolerated.includes(r.error));
+  if (failed?.error !== undefined) throw new DynsecCommandError(failed.command, failed.error);
+}
+
+interface Pending {
+  resolve(response: DynsecResponse): void;
+  reject(error: Error): void;
+}
+
+interface WireResponse extends DynsecResponse {
+  correlationData?: string;
+}
+
+function parseResponses(payload: Buffer): WireResponse[] {
+  const parsed: unknown = JSON.parse(payload.toString('utf8'));
+  if (typeof parsed !== 'object' || parsed === null || !('responses' in parsed) || !Array.isArray(parsed.responses)) {
+    return [];
+  }
+  return parsed.responses.filter(
+    (r: unknown): r is WireResponse =>
+      typeof r === 'object' && r !== null && 'command' in r && typeof r.command === 'string',
+  );
+}
+
+/**
+ * A request/response client for Mosquitto's dynamic security plugin over its own MQTT 5
+ * connection as the plugin's admin. Rejects at once when the broker refuses the admin; afterwards
+ * it reconnects on its own, and calls made while it is offline fail fast.
+ */
+export async function connectDynsecClient(options: DynsecClientOptions): Promise<DynsecClient> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const prefix = randomUUID();
+  const pending = new Map<string, Pending>();
+  let sequence = 0;
+
+  const mqtt: MqttClient = await connectAsync(
+    options.url,
+    {
+      protocolVersion: 5,
+      clientId: `dds-dynsec-${prefix.slice(0, 8)}`,
+      username: options.username,
+      password: options.password,
+      clean: true,
+      reconnectPeriod: 1000,
+      connectTimeout: 5000,
+      queueQoSZero: false,
+    },
+    false,
+  );
+
+  const failAll = (error: Error) => {
+    for (const entry of pending.values()) entry.reject(error);
+    pending.clear();
+  };
+
+  mqtt.on('message', (topic, payload) => {
+    if (topic !== RESPONSE_TOPIC) return;
+    let responses: WireResponse[];
+    try {
+      responses = parseResponses(payload);
+    } catch (err) {
+      options.logger.warn({ err }, 'unreadable dynamic security response');
+      return;
+    }
+    for (const { correlationData, ...response } of responses) {
+      if (correlationData === undefined) continue;
+      pending.get(correlationData)?.resolve(response);
+      pending.delete(correlationData);
+    }
+  });
+  mqtt.on('close', () => {
+    failAll(new DynsecUnavailableError('connection to the broker lost before the plugin answered'));
+  });
+  mqtt.on('error', (err) => options.logger.warn({ err: err.message }, 'dynamic security connection error'));
+
+  try {
+    await mqtt.subscribeAsync(RESPONSE_TOPIC, { qos: 0 });
+  } catch (err) {
+    await mqtt.endAsync(true);
+    throw err;
+  }
+
+  const answerTo = (id: string): Promise<DynsecResponse> =>
+    new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+
+  async function send(commands: DynsecCommand[]): Promise<DynsecResponse[]> {
+    if (!mqtt.connected) throw new DynsecUnavailableError('not connected to the broker');
+    const tagged = commands.map((command) => ({ ...command, correlationData: `${prefix}:${++sequence}` }));
+    const answers = Promise.all(tagged.map((c) => answerTo(c.correlationData)));
+    answers.catch(() => undefined);
+    const published = mqtt
+      .publishAsync(CONTROL_TOPIC, JSON.stringify({ commands: tagged }), { qos: 1 })
+      .catch((err: Error) => {
+        throw new DynsecUnavailableError(`publishing to ${CONTROL_TOPIC} failed: ${err.message}`);
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DynsecUnavailableError(`no answer from the plugin within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([published.then(() => answers), timeout]);
+    } finally {
+      clearTimeout(timer);
+      for (const c of tagged) pending.delete(c.correlationData);
+    }
+  }
+
+  return {
+    send,
+    async close() {
+      failAll(new DynsecUnavailableError('dynamic security client closed'));
+      await mqtt.endAsync();
+    },
+  };
+}

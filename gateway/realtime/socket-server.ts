@@ -1,0 +1,132 @@
+import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Server, type Socket } from 'socket.io';
+import { z } from 'zod';
+import { rooms, type Ack, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
+import { AppError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { Redis } from '../../common/redis';
+import type { EmitToRooms } from '../../activities/socket-events';
+import type { Stores } from '../../store';
+import { deviceAccess, projectAccess } from '../access';
+import { toAppError } from '../http/error-handler';
+import type { Ingest } from '../ingest/ingest';
+
+interface SocketData {
+  userId: string;
+}
+
+type DdsSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+
+const authSchema = z.object({ token: z.string().min(1) });
+const target = z.union([z.object({ projectId: z.uuid() }), z.object({ deviceId: z.uuid() })]);
+const pinWrite = z.object({
+  deviceId: z.uuid(),
+  pin: z.union([z.string().min(1).max(8), z.number().int()]),
+  value: z.string(),
+});
+
+export interface SocketServerDeps {
+  httpServer: HttpServer;
+  /** Publishes the adapter's messages; a normal connection. */
+  pub: Redis;
+  /** The adapter's subscriber connection (subscriber mode only). */
+  sub: Redis;
+  stores: Stores;
+  ingest: Ingest;
+  logger: Logger;
+}
+
+function failure(err: unknown): { success: false; error: { code: string; message: string } } {
+  const e = toAppError(err);
+  return { success: false, error: { code: e.code, message: e.message } };
+}
+
+/** Socket.IO on the gateway (DESIGN §7), spread across nodes by the classic Redis adapter. */
+export function createSocketServer(deps: SocketServerDeps) {
+  const { stores, ingest, logger } = deps;
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(deps.httpServer, {
+    path: '/socket.io',
+    adapter: createAdapter(deps.pub, deps.sub),
+  });
+
+  io.use(async (socket, next) => {
+    const auth = authSchema.safeParse(socket.handshake.auth);
+    const session = auth.success ? await stores.sessions.resolve(auth.data.token).catch(() => null) : null;
+    if (!session) return next(new Error('UNAUTHORIZED'));
+    socket.data.userId = session.userId;
+    next();
+  });
+
+  async function roomFor(socket: DdsSocket, payload: unknown): Promise<string> {
+    const parsed = target.safeParse(payload);
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {projectId} or {deviceId}');
+    if ('projectId' in parsed.data) {
+      await projectAccess(stores, socket.data.userId, parsed.data.projectId, 'viewer');
+      return rooms.project(parsed.data.projectId);
+    }
+    await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'viewer');
+    return rooms.device(parsed.data.deviceId);
+  }
+
+  io.on('connection', (socket: DdsSocket) => {
+    socket.on('subscribe', async (payload, ack) => {
+      try {
+        await socket.join(await roomFor(socket, payload));
+        ack?.({ success: true });
+      } catch (err) {
+        ack?.(failure(err));
+      }
+    });
+
+    socket.on('unsubscribe', async (payload, ack) => {
+      try {
+        await socket.leave(await roomFor(socket, payload));
+        ack?.({ success: true });
+      } catch (err) {
+        ack?.(failure(err));
+      }
+    });
+
+    socket.on('pin:write', async (payload, ack) => {
+      let answer: Ack<{ delivered: boolean }>;
+      try {
+        const parsed = pinWrite.safeParse(payload);
+        if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value}');
+        await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'editor');
+        const result = await ingest({ ...parsed.data, origin: 'app' });
+        if (!result.ok) throw new AppError(result.code);
+        answer = { success: true, delivered: result.delivered };
+      } catch (err) {
+        answer = failure(err);
+        if (answer.error.code === 'VALUE_TOO_LARGE' || answer.error.code === 'PIN_LOCKED') socket.emit('error', answer.error);
+        if (toAppError(err).status >= 500) logger.error({ err }, 'pin:write failed');
+      }
+      ack?.(answer);
+    });
+  });
+
+  const emit: EmitToRooms = async (targetRooms, event, ...args) => {
+    io.to(targetRooms).emit(event, ...args);
+  };
+
+  return {
+    io,
+    emit,
+    /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
+    async subscribed(): Promise<void> {
+      const name = deps.sub.options.connectionName;
+      const clients = String(await deps.pub.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+      const line = clients.split('\n').find((l) => l.includes(` name=${name} `));
+      const count = (field: string) => Number(new RegExp(` ${field}=(\\d+)`).exec(line ?? '')?.[1] ?? 0);
+      if (!line || count('psub') < 1 || count('sub') < 1) throw new Error('Socket.IO adapter not subscribed yet');
+    },
+    /** Drops this node's sockets; the HTTP server itself is closed by the gateway. */
+    close(): void {
+      io.local.disconnectSockets(true);
+      io.engine.close();
+    },
+  };
+}
+
+export type SocketServer = ReturnType<typeof createSocketServer>;

@@ -1,0 +1,72 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../common/errors';
+import { parsePin, valueFits } from '../../common/pins';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { deviceAccess } from '../access';
+import type { RouteDeps } from '../route-deps';
+
+/** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
+const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
+const timestamp = z.iso.datetime({ offset: true });
+const pointBody = z.object({ value: z.string(), timestamp: timestamp.optional() });
+const bulkBody = z.object({
+  readings: z
+    .array(z.object({ pin: z.number().int().min(0).max(255), value: z.string(), timestamp: timestamp.optional() }))
+    .min(1)
+    .max(1000),
+});
+
+function fits(pin: number, value: string): boolean {
+  const parsed = parsePin(pin);
+  return parsed !== null && valueFits(parsed, value);
+}
+
+/**
+ * Writes of the management data API (SPEC §4.3): the same ingest pipeline as MQTT. A write with
+ * a `timestamp` imports a past reading (stored, fanned out, rules applied; not sent to the
+ * device); without one it is a write toward the device.
+ */
+export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
+  const router = Router();
+  router.use('/data', requireUser(stores.sessions));
+
+  router.post('/data/:deviceId/bulk', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    const { readings } = parseInput(bulkBody, req.body, 'body');
+    const tooLarge = readings.flatMap((r, i) => (fits(r.pin, r.value) ? [] : [i]));
+    if (tooLarge.length > 0) {
+      throw new AppError(
+        'VALUE_TOO_LARGE',
+        'A value exceeds the byte limit of its pin type; nothing was written',
+        tooLarge.map((i) => ({ field: `body.readings.${i}.value`, problem: 'too large for the pin type' })),
+      );
+    }
+    const results = [];
+    for (const reading of readings) {
+      const at = reading.timestamp ? new Date(reading.timestamp) : undefined;
+      const result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: at ? 'import' : 'app', at });
+      if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
+      results.push(
+        result.ok
+          ? { pin: reading.pin, stored: true, delivered: result.delivered, timestamp: result.updatedAt }
+          : { pin: reading.pin, stored: false, delivered: false, error: result.code },
+      );
+    }
+    sendData(res, { written: results.filter((r) => r.stored).length, results });
+  });
+
+  router.post('/data/:deviceId/:pin', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const body = parseInput(pointBody, req.body, 'body');
+    const at = body.timestamp ? new Date(body.timestamp) : undefined;
+    const result = await ingest({ deviceId: device.id, pin, value: body.value, origin: at ? 'import' : 'app', at });
+    if (!result.ok) throw new AppError(result.code);
+    sendData(res, { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered }, 201);
+  });
+
+  return router;
+}
