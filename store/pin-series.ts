@@ -16,15 +16,23 @@ local function numeric(member)
 end
 `;
 
-/** Raw: the newest `limit` numeric points of the window, returned oldest first as flat [ms, value, …]. */
+/**
+ * Raw: the newest `limit` numeric points of the window, returned oldest first as flat
+ * [ms, value, …]. Reads newest first in pages, so a small limit never scans the whole window.
+ */
 const RAW = `${NUMERIC}
-local members = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[1])
 local limit = tonumber(ARGV[3])
-local picked = {}
-for _, m in ipairs(members) do
-  if #picked >= limit * 2 then break end
-  local ts, n = numeric(m)
-  if ts then picked[#picked + 1] = n; picked[#picked + 1] = ts end
+local page = math.max(limit, 256)
+local picked, offset = {}, 0
+while #picked < limit * 2 do
+  local members = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[1], 'LIMIT', offset, page)
+  for _, m in ipairs(members) do
+    if #picked >= limit * 2 then break end
+    local ts, n = numeric(m)
+    if ts then picked[#picked + 1] = n; picked[#picked + 1] = ts end
+  end
+  if #members < page then break end
+  offset = offset + page
 end
 local out = {}
 for i = #picked, 1, -2 do out[#out + 1] = tostring(picked[i]); out[#out + 1] = string.format('%.17g', picked[i - 1]) end

@@ -1,0 +1,76 @@
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../common/errors';
+import { AGGREGATES, INTERVALS, type Interval, type Point } from '../../store/pin-series';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { deviceAccess } from '../access';
+import type { RouteDeps } from '../route-deps';
+
+const HOUR_MS = 3_600_000;
+const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
+
+const readQuery = z
+  .object({
+    from: timestamp.optional(),
+    to: timestamp.optional(),
+    limit: z.coerce.number().int().min(1).max(100_000).default(1000),
+    aggregate: z.enum(['raw', ...AGGREGATES]).default('raw'),
+    interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]]).optional(),
+    format: z.enum(['json', 'csv']).default('json'),
+  })
+  .superRefine((q, ctx) => {
+    if (q.aggregate !== 'raw' && !q.interval) {
+      ctx.addIssue({ code: 'custom', path: ['interval'], message: 'required when aggregate is not raw' });
+    }
+    if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+  });
+
+const deleteQuery = z
+  .object({ from: timestamp.optional(), to: timestamp.optional() })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['from'], message: 'must not be after to' });
+
+function sendCsv(res: Response, points: Point[]): void {
+  const lines = ['timestamp,value', ...points.map((p) => `${p.timestamp},${p.value}`)];
+  res.status(200).type('text/csv').send(`${lines.join('\n')}\n`);
+}
+
+/** Reads and deletes of stored pin data (SPEC §4.3). Pins are bare numbers 0–255 meaning V pins. */
+export function dataReadRoutes({ stores }: RouteDeps): Router {
+  const router = Router();
+  router.use('/data', requireUser(stores.sessions));
+
+  router.get('/data/:deviceId/:pin/latest', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
+    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const latest = await stores.pinSeries.latest(device.id, `V${pin}`);
+    if (!latest) throw new AppError('PIN_NOT_FOUND');
+    sendData(res, latest);
+  });
+
+  router.get('/data/:deviceId/:pin', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
+    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const query = parseInput(readQuery, req.query, 'query');
+    const to = query.to ?? new Date();
+    const from = query.from ?? new Date(to.getTime() - HOUR_MS);
+    const points =
+      query.aggregate === 'raw'
+        ? await stores.pinSeries.raw(device.id, `V${pin}`, from, to, query.limit)
+        : await stores.pinSeries.aggregate(device.id, `V${pin}`, { from, to }, query.aggregate, query.interval as Interval, query.limit);
+    if (query.format === 'csv') return sendCsv(res, points);
+    sendData(res, { pin, deviceId: device.id, points });
+  });
+
+  router.delete('/data/:deviceId/:pin', async (req, res) => {
+    const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
+    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const query = parseInput(deleteQuery, req.query, 'query');
+    const deleted = await stores.pinSeries.deleteRange(device.id, `V${pin}`, query.from ?? null, query.to ?? null);
+    sendData(res, { deviceId: device.id, pin, deleted });
+  });
+
+  return router;
+}

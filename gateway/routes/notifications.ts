@@ -1,0 +1,82 @@
+import { Router, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import type { NotificationRecord } from '../../common/contracts';
+import { AppError } from '../../common/errors';
+import type { Role } from '../../common/roles';
+import { requireUser, userIdOf } from '../http/auth-context';
+import { sendData, sendNoContent } from '../http/respond';
+import { parseInput } from '../http/validate';
+import { projectAccess } from '../access';
+import { projectRecordAccess } from '../resource-access';
+import type { RouteDeps } from '../route-deps';
+
+const uuid = z.uuid();
+
+const listQuery = z.object({
+  projectId: z.uuid().optional(),
+  deviceId: z.uuid().optional(),
+  /** SPEC §2.10's three types, and `device` for what devices send through the notify endpoints. */
+  type: z.enum(['threshold', 'device_status', 'no_data', 'device']).optional(),
+  unread: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+const scopeQuery = z.object({ projectId: z.uuid().optional() });
+
+/** `/notifications/{id}` is only a notification when the id is a UUID, so `/notifications/rules` stays the rules'. */
+const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _res, next) => {
+  next(uuid.safeParse(req.params.notificationId).success ? undefined : 'route');
+};
+
+/** Notifications (SPEC §4.5, DESIGN §8): viewers read and mark read; editors delete. */
+export function notificationRoutes({ stores }: RouteDeps): Router {
+  const router = Router();
+  router.use('/notifications', requireUser(stores.sessions));
+
+  /** The caller's projects, or the one asked for (404 for a project they are not in). */
+  async function scope(res: Response, projectId: string | undefined): Promise<string[]> {
+    const userId = userIdOf(res);
+    if (projectId) return [(await projectAccess(stores, userId, projectId, 'viewer')).project.id];
+    return stores.projects.projectIdsOf(userId);
+  }
+
+  async function notificationFor(res: Response, notificationId: string, needed: Role): Promise<NotificationRecord> {
+    const record = await stores.notifications.get(notificationId);
+    if (!record) throw new AppError('NOTIFICATION_NOT_FOUND');
+    await projectRecordAccess(stores, userIdOf(res), record.projectId, needed, 'NOTIFICATION_NOT_FOUND');
+    return record;
+  }
+
+  router.get('/notifications', async (req, res) => {
+    const { projectId, page, limit, ...filter } = parseInput(listQuery, req.query, 'query');
+    const found = await stores.notifications.list(await scope(res, projectId), filter, page, limit);
+    sendData(res, { notifications: found.notifications, total: found.total, page, limit, unread: found.unread });
+  });
+
+  router.patch('/notifications/read-all', async (req, res) => {
+    const { projectId } = parseInput(scopeQuery, req.query, 'query');
+    sendData(res, { updated: await stores.notifications.markAllRead(await scope(res, projectId)) });
+  });
+
+  router.get('/notifications/:notificationId', notificationIdOnly, async (req, res) => {
+    sendData(res, await notificationFor(res, req.params.notificationId, 'viewer'));
+  });
+
+  router.patch('/notifications/:notificationId/read', notificationIdOnly, async (req, res) => {
+    const record = await notificationFor(res, req.params.notificationId, 'viewer');
+    const read = await stores.notifications.markRead(record);
+    if (!read) throw new AppError('NOTIFICATION_NOT_FOUND');
+    sendData(res, read);
+  });
+
+  router.delete('/notifications/:notificationId', notificationIdOnly, async (req, res) => {
+    const record = await notificationFor(res, req.params.notificationId, 'editor');
+    if (!(await stores.notifications.delete(record))) throw new AppError('NOTIFICATION_NOT_FOUND');
+    sendNoContent(res);
+  });
+
+  return router;
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { WIDGET_TYPES, type JsonValue, type Widget, type WidgetType } from '../../store/widgets';
+
+/** Bound on a widget's config, measured as UTF-8 JSON. */
+export const CONFIG_MAX_BYTES = 8192;
+
+const jsonObject = z.record(z.string(), z.json());
+const coordinate = z.int().min(0);
+
+/** Typed config keys; a type's schema checks the ones it knows, other keys stay free-form JSON. */
+const KNOWN = {
+  label: z.string().max(100),
+  dataType: z.enum(['INTEGER', 'FLOAT', 'STRING', 'BOOLEAN', 'JSON']),
+  suffix: z.string().max(20),
+  min: z.number(),
+  max: z.number(),
+  step: z.number().positive(),
+  onValue: z.string().max(1024),
+  offValue: z.string().max(1024),
+  options: z.array(z.string().min(1).max(50)).min(1).max(20),
+  locked: z.boolean(),
+};
+type KnownKey = keyof typeof KNOWN;
+
+const EVERY_TYPE: KnownKey[] = ['label', 'dataType'];
+const RANGE: KnownKey[] = ['min', 'max', 'suffix'];
+const INPUT_RANGE: KnownKey[] = [...RANGE, 'step'];
+const ON_OFF: KnownKey[] = ['onValue', 'offValue'];
+
+const KEYS_BY_TYPE: Record<WidgetType, KnownKey[]> = {
+  BUTTON: ON_OFF,
+  SWITCH: ON_OFF,
+  SLIDER: INPUT_RANGE,
+  GAUGE: RANGE,
+  ANALOG_GAUGE: RANGE,
+  GRAPH: RANGE,
+  VALUE_DISPLAY: ['suffix'],
+  LCD: [],
+  TERMINAL: [],
+  LED: [],
+  JOYSTICK: ['min', 'max'],
+  MAP: [],
+  PROGRESS_BAR: RANGE,
+  COLOR_PICKER: [],
+  STEP_CONTROL: INPUT_RANGE,
+  BRIDGE: [],
+  IMAGE: [],
+  TABLE: [],
+  BAR_CHART: RANGE,
+  ALERT: [],
+  NUMBER_INPUT: INPUT_RANGE,
+  TIMER: [],
+  SEGMENTED_CONTROL: ['options'],
+  SIGNAL_STRENGTH: ['min', 'max'],
+  TEXT_INPUT: [],
+  SPARKLINE: RANGE,
+  ICON_STATUS: [],
+  KEYPAD: ['locked'],
+  LOCATION: [],
+};
+
+function configSchema(type: WidgetType) {
+  const known = z.object(Object.fromEntries([...EVERY_TYPE, ...KEYS_BY_TYPE[type]].map((key) => [key, KNOWN[key].optional()])));
+  return z.object({
+    config: jsonObject
+      .superRefine((config, ctx) => {
+        const checked = known.safeParse(config);
+        for (const issue of checked.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      })
+      .refine((c) => typeof c.min !== 'number' || typeof c.max !== 'number' || c.min <= c.max, {
+        message: 'min must not exceed max',
+        path: ['min'],
+      })
+      .refine((c) => Buffer.byteLength(JSON.stringify(c), 'utf8') <= CONFIG_MAX_BYTES, {
+        message: `must be at most ${CONFIG_MAX_BYTES} bytes of JSON`,
+      }),
+  });
+}
+
+type ConfigSchema = ReturnType<typeof configSchema>;
+const configSchemas = new Map<WidgetType, ConfigSchema>();
+
+/** Checks a whole config against its widget type (use with parseInput; fields read `body.config.*`). */
+export function configOf(type: WidgetType): ConfigSchema {
+  let schema = configSchemas.get(type);
+  if (!schema) {
+    schema = configSchema(type);
+    configSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+const layout = z.strictObject({ x: coordinate, y: coordinate, w: coordinate, h: coordinate });
+
+export const createWidgetBody = z.object({
+  type: z.enum(WIDGET_TYPES),
+  projectId: z.uuid(),
+  deviceId: z.uuid(),
+  /** A V pin number (SPEC §2.7: a bare number is a V pin). */
+  pin: z.int().min(0).max(255),
+  layout,
+  config: jsonObject.default({}),
+});
+
+export const patchWidgetBody = z
+  .strictObject({ layout: layout.optional(), config: jsonObject.optional() })
+  .refine((b) => b.layout !== undefined || b.config !== undefined, 'layout or config is required');
+
+/** Merges a config patch key by key; a key patched to null is removed (JSON merge patch, one level). */
+export function mergeConfig(current: Widget['config'], patch: Record<string, JsonValue>): Widget['config'] {
+  const merged = new Map(Object.entries(current));
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) merged.delete(key);
+    else merged.set(key, value);
+  }
+  return Object.fromEntries(merged);
+}
