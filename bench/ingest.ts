@@ -1,0 +1,164 @@
+/**
+ * Ingest bench (issue 4): N simulated devices publish over MQTT at a fixed total rate; the service
+ * (its own process) stores every value and fans it out to a Socket.IO client. Then the same load
+ * drives a bare subscriber doing the same Redis writes, as a baseline. Prints figures only.
+ */
+import { Redis } from 'ioredis';
+import type { MqttClient } from 'mqtt';
+import { keys } from '../common/redis-keys';
+import { createAccount, createDevices } from './support/api';
+import { startBackends, type Backends } from './support/backends';
+import { startBaseline } from './support/baseline-process';
+import { BASELINE_KEY_PREFIX } from './support/baseline-protocol';
+import { runBench, type Cleanup } from './support/cleanup';
+import { cpuMeter, waitForQuiet } from './support/cpu';
+import { envInt } from './support/env';
+import { countOnline, countPoints, readPoints } from './support/history';
+import { summarizeBrokerLog, summarizeLog } from './support/log-summary';
+import { machineLine } from './support/machine';
+import { closeFleet, connectFleet } from './support/mqtt-fleet';
+import { publishPaced, type PublishOutcome } from './support/paced-publish';
+import { probe } from './support/probe';
+import { bridgeCounters } from './support/service-metrics';
+import { startService, type ServiceProcess } from './support/service-process';
+import { settle } from './support/settle';
+import { watchProjectUpdates } from './support/socket-updates';
+import { latencyLine, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
+
+const SERVICE_ROOT = 'dds';
+const BASELINE_ROOT = 'dds-baseline';
+const PIN = 'V1';
+
+interface Run {
+  backends: Backends;
+  redis: Redis;
+  fleet: MqttClient[];
+  deviceIds: string[];
+  rate: number;
+  seconds: number;
+  cleanup: Cleanup;
+}
+
+interface PhaseResult {
+  throughput: number;
+  latency: Summary;
+  /** Latency of the messages sent in the second half of the run. */
+  settled: Summary;
+}
+
+function latencyRows(label: string, samples: readonly Sample[]): [string, string][] {
+  return [
+    [label, latencyLine(summarize(samples.map((s) => s.latency)))],
+    ['  sent in the second half', latencyLine(summarize(secondHalf(samples)))],
+  ];
+}
+
+function publishedRow(outcome: PublishOutcome): [string, string] {
+  const problems = [outcome.failed && `${outcome.failed} failed`, outcome.unanswered && `${outcome.unanswered} unanswered`];
+  const note = problems.filter(Boolean).join(', ');
+  return ['messages published', `${outcome.acked} acked of ${outcome.attempted} in ${outcome.seconds.toFixed(1)} s${note ? ` (${note})` : ''}`];
+}
+
+function countRow(label: string, got: number, expected: number, unit = ''): [string, string] {
+  return [label, `${got}${unit}${got < expected ? ` (${expected - got} missing)` : ''}`];
+}
+
+async function servicePhase(run: Run, service: ServiceProcess, account: { token: string; projectId: string }): Promise<PhaseResult> {
+  const updates = await watchProjectUpdates(service.baseUrl, account.token, account.projectId);
+  run.cleanup.add('socket.io client', async () => updates.close());
+  const cpu = cpuMeter({ service: service.pid, ...run.backends.pids, bench: process.pid });
+  const health = probe(`${service.baseUrl}/healthz`);
+  const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${PIN}`);
+  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
+  const healthz = await health.stop();
+  const historyKeys = run.deviceIds.map((id) => keys.pinHistory(id, PIN));
+  const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
+  const received = await settle(() => updates.samples.length, outcome.acked);
+  const cpuShare = cpu.since();
+  updates.close();
+
+  const points = await readPoints(run.redis, historyKeys);
+  const throughput = ratePerSecond(points.map((p) => p.storedAt));
+  const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
+  const bridge = await bridgeCounters(service.baseUrl);
+  printRows(`\nservice: node dist/scripts/start.js (gateway + twin worker, pid ${service.pid}), topic root ${SERVICE_ROOT}`, [
+    publishedRow(outcome),
+    ['handled by the MQTT bridge', `${bridge.handled} (dropped as invalid: ${bridge.dropped})`],
+    countRow('messages stored', stored, outcome.acked, ' history points'),
+    ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
+    ...latencyRows('publish → ingest start', ingestSamples),
+    ...latencyRows('publish → pin:update', updates.samples),
+    countRow('updates received', received, outcome.acked),
+    ['GET /healthz meanwhile', latencyLine(healthz)],
+    ['devices online (twin mirror)', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
+    ['CPU, % of one core', cpuShare],
+  ]);
+  return { throughput, latency: summarize(updates.samples.map((s) => s.latency)), settled: summarize(secondHalf(updates.samples)) };
+}
+
+async function baselinePhase(run: Run, service: ServiceProcess): Promise<PhaseResult> {
+  const baseline = await startBaseline(run.backends, BASELINE_ROOT, run.cleanup);
+  const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, 'service (idle)': service.pid, bench: process.pid });
+  const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${PIN}`);
+  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
+  const historyKeys = run.deviceIds.map((id) => BASELINE_KEY_PREFIX + keys.pinHistory(id, PIN));
+  const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
+  const cpuShare = cpu.since();
+  const report = await baseline.report();
+  const throughput = ratePerSecond(report.ackTimes);
+  const samples = report.latencies.map((latency, i): Sample => ({ sentAt: (report.ackTimes[i] ?? NaN) - latency, latency }));
+  printRows(`\nbaseline: bare mqtt.js subscriber + one Redis pipeline per message (pid ${baseline.pid}), topic root ${BASELINE_ROOT}`, [
+    publishedRow(outcome),
+    countRow('messages stored', stored, outcome.acked, ' history points'),
+    ['write errors', String(report.failed)],
+    ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
+    ...latencyRows('publish → write acked', samples),
+    ['CPU, % of one core', cpuShare],
+  ]);
+  return { throughput, latency: summarize(report.latencies), settled: summarize(secondHalf(samples)) };
+}
+
+async function main(cleanup: Cleanup): Promise<void> {
+  const devices = envInt('BENCH_DEVICES', 1000);
+  const rate = envInt('BENCH_RATE', 1000);
+  const seconds = envInt('BENCH_SECONDS', 15);
+  process.stdout.write(
+    `ingest bench: ${devices} devices, ${rate} msgs/s in total (${(rate / devices).toFixed(2)} per device), ${seconds} s, QoS 1, pin ${PIN}\n${machineLine()}\n`,
+  );
+  const backends = await startBackends(cleanup);
+  const redis = new Redis(backends.redisUrl, { connectionName: 'bench-inspector' });
+  cleanup.add('redis inspector', async () => void redis.disconnect());
+  const service = await startService(backends, cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
+
+  const account = await createAccount(service.baseUrl);
+  let mark = Date.now();
+  const deviceIds = await createDevices(account, devices);
+  process.stdout.write(`created ${devices} devices over HTTP in ${((Date.now() - mark) / 1000).toFixed(1)} s\n`);
+  mark = Date.now();
+  const fleet = await connectFleet({ url: backends.mqttUrl, username: backends.mqttUsername, password: backends.mqttPassword, count: devices });
+  cleanup.add('mqtt fleet', () => closeFleet(fleet));
+  process.stdout.write(`connected ${devices} MQTT clients in ${((Date.now() - mark) / 1000).toFixed(1)} s\n`);
+  const waited = await waitForQuiet([service.pid, backends.pids.temporal], 15, 60_000);
+  process.stdout.write(`waited ${waited.toFixed(0)} s (at most 60) for the service and Temporal to go quiet after starting the twins\n`);
+
+  // The baseline first, while the service idles (its topic root gets nothing) and no twin has woken yet.
+  const run: Run = { backends, redis, fleet, deviceIds, rate, seconds, cleanup };
+  const base = await baselinePhase(run, service);
+  const measured = await servicePhase(run, service, account);
+  const exit = await service.stop();
+  printRows('service log (LOG_LEVEL=warn), start to stop', [
+    ['exit on SIGTERM', exit],
+    ...(await summarizeLog(service.logFile)).map((line): [string, string] => ['', line]),
+  ]);
+  printRows('broker log (Mosquitto, both phases)', (await summarizeBrokerLog(backends.dir)).map((line): [string, string] => ['', line]));
+  printRows('\nservice / baseline', [
+    ['throughput', ratio(measured.throughput, base.throughput)],
+    ['p50 latency', ratio(measured.latency.p50, base.latency.p50)],
+    ['p99 latency', ratio(measured.latency.p99, base.latency.p99)],
+    ['p50 latency, second half', ratio(measured.settled.p50, base.settled.p50)],
+    ['p99 latency, second half', ratio(measured.settled.p99, base.settled.p99)],
+  ]);
+  process.stdout.write(`${machineLine()}\n`);
+}
+
+if (require.main === module) void runBench('ingest', main);

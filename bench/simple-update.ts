@@ -1,0 +1,142 @@
+/**
+ * Simple-interface bench (issue 6): sustained requests/s and latency of GET /external/api/update
+ * on one service node (its own process, rate limits raised with RATE_LIMIT_MULTIPLIER) for an
+ * online device, beside a bare Express handler doing the same Redis write (its own process too).
+ * A closed loop of BENCH_CONCURRENCY clients (default 32) runs BENCH_SECONDS (default 10) against
+ * each, after a short warm-up. Prints figures only.
+ */
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Agent, get } from 'node:http';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connectAsync } from 'mqtt';
+import { freePort } from '../scripts/dev-servers';
+import { createAccount } from './support/api';
+import { startBackends } from './support/backends';
+import { runBench, type Cleanup } from './support/cleanup';
+import { envInt } from './support/env';
+import { startService } from './support/service-process';
+import { latencyLine, printRows, ratio, summarize, type Summary } from './support/stats';
+
+const WARMUP_SECONDS = 2;
+/** The twin worker bundles its workflows when the service starts; the first status can wait for it. */
+const ONLINE_TIMEOUT_MS = 120_000;
+
+interface LoadResult {
+  ok: number;
+  failed: number;
+  seconds: number;
+  latency: Summary;
+}
+
+/** One GET; resolves with its status once the whole body has arrived. */
+function request(agent: Agent, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('error', reject);
+    }).once('error', reject);
+  });
+}
+
+/** A closed loop: `concurrency` clients each send the next request as soon as the last is answered. */
+async function drive(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let failed = 0;
+  let n = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  const lane = async (): Promise<void> => {
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      const status = await request(agent, urlOf(n++)).catch(() => 0);
+      if (status === 200) latencies.push(performance.now() - t0);
+      else failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { ok: latencies.length, failed, seconds: elapsed, latency: summarize(latencies) };
+}
+
+async function measure(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<LoadResult> {
+  await drive(urlOf, concurrency, WARMUP_SECONDS);
+  return drive(urlOf, concurrency, seconds);
+}
+
+/** The bare Express baseline in its own process; resolves with its base URL once it listens. */
+async function startBaselineServer(redisUrl: string, cleanup: Cleanup): Promise<string> {
+  const port = await freePort();
+  const child = fork(join(__dirname, 'simple-update-baseline.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { PATH: process.env.PATH ?? '', REDIS_URL: redisUrl, BASELINE_PORT: String(port) },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  cleanup.add('simple baseline', async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`baseline exited (${code}) before listening`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+function rows(result: LoadResult): [string, string][] {
+  return [
+    ['requests answered 200', `${result.ok} in ${result.seconds.toFixed(1)} s${result.failed ? ` (${result.failed} failed)` : ''}`],
+    ['sustained', `${(result.ok / result.seconds).toFixed(0)} req/s`],
+    ['latency', latencyLine(result.latency)],
+  ];
+}
+
+void runBench('simple-update', async (cleanup) => {
+  const seconds = envInt('BENCH_SECONDS', 10);
+  const concurrency = envInt('BENCH_CONCURRENCY', 32);
+  const backends = await startBackends(cleanup);
+  const service = await startService(backends, cleanup, {
+    DEFAULT_PLAN: 'pro',
+    RATE_LIMIT_MULTIPLIER: '1000000',
+    DEVICE_HEARTBEAT_TIMEOUT_S: '3600',
+  });
+
+  const account = await createAccount(service.baseUrl);
+  const device = await account.call<{ id: string }>('POST', '/api/v1/devices', { name: 'bench', projectId: account.projectId });
+  const { token } = await account.call<{ token: string }>('PUT', `/api/v1/devices/${device.id}/simple-api`, { enabled: true });
+
+  // The device reports online (the service account stands for it: the bench does not provision
+  // broker credentials), so every update is published to it at once, the interface's main path.
+  const mqtt = await connectAsync(backends.mqttUrl, { username: backends.mqttUsername, password: backends.mqttPassword, reconnectPeriod: 0 });
+  cleanup.add('device connection', () => mqtt.endAsync());
+  await mqtt.publishAsync(`dds/${device.id}/status`, 'online', { qos: 1, retain: true });
+  const deadline = Date.now() + ONLINE_TIMEOUT_MS;
+  for (;;) {
+    const res = await fetch(`${service.baseUrl}/external/api/is-online?token=${token}`);
+    if (((await res.json()) as { isOnline?: boolean }).isOnline === true) break;
+    if (Date.now() > deadline) throw new Error(`device not online after ${ONLINE_TIMEOUT_MS} ms (see ${service.logFile})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const serviceResult = await measure(
+    (n) => `${service.baseUrl}/external/api/update?token=${token}&pin=V1&value=${n}`,
+    concurrency,
+    seconds,
+  );
+  const baselineUrl = await startBaselineServer(backends.redisUrl, cleanup);
+  const baselineDevice = randomUUID();
+  const baselineResult = await measure((n) => `${baselineUrl}/update?device=${baselineDevice}&pin=V1&value=${n}`, concurrency, seconds);
+
+  process.stdout.write(`\nsimple-update bench: ${concurrency} concurrent clients, ${seconds} s each after ${WARMUP_SECONDS} s warm-up\n`);
+  printRows(`\nservice: GET /external/api/update (auth, rate limit, ingest, MQTT publish to the online device; pid ${service.pid})`, rows(serviceResult));
+  printRows('\nbaseline: bare Express handler, same Redis write (latest + history, one MULTI)', rows(baselineResult));
+  printRows('\nservice / baseline', [
+    ['throughput', ratio(serviceResult.ok / serviceResult.seconds, baselineResult.ok / baselineResult.seconds)],
+    ['p50 latency', ratio(serviceResult.latency.p50, baselineResult.latency.p50)],
+    ['p99 latency', ratio(serviceResult.latency.p99, baselineResult.latency.p99)],
+  ]);
+});

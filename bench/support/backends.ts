@@ -1,0 +1,45 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMosquitto, startRedis, startTemporal } from '../../scripts/dev-servers';
+import type { Cleanup } from './cleanup';
+import { REPO_ROOT } from './paths';
+
+/** The servers a bench runs the service against, each a throw-away process in one temp dir. */
+export interface Backends {
+  dir: string;
+  redisUrl: string;
+  mqttUrl: string;
+  mqttUsername: string;
+  mqttPassword: string;
+  temporalAddress: string;
+  pids: { redis: number; mosquitto: number; temporal: number };
+}
+
+/** Starts Redis, Mosquitto and a Temporal dev server side by side; each is stopped by `cleanup`. */
+export async function startBackends(cleanup: Cleanup): Promise<Backends> {
+  const dir = await mkdtemp(join(tmpdir(), 'dds-bench-'));
+  cleanup.add('temp dir', () => rm(dir, { recursive: true, force: true }));
+  const track = async <T extends { stop(): Promise<void> }>(name: string, started: Promise<T>): Promise<T> => {
+    const server = await started;
+    cleanup.add(name, () => server.stop());
+    return server;
+  };
+  const pending = [
+    track('redis', startRedis({ dir })),
+    track('mosquitto', startMosquitto({ dir })),
+    track('temporal', startTemporal({ dir, projectRoot: REPO_ROOT })),
+  ] as const;
+  // Settle all first: a server still booting when another fails must be tracked before cleanup runs.
+  await Promise.allSettled(pending);
+  const [redis, mosquitto, temporal] = await Promise.all(pending);
+  return {
+    dir,
+    redisUrl: redis.url,
+    mqttUrl: mosquitto.url,
+    mqttUsername: mosquitto.serviceUsername,
+    mqttPassword: mosquitto.servicePassword,
+    temporalAddress: temporal.address,
+    pids: { redis: redis.pid, mosquitto: mosquitto.pid, temporal: temporal.pid },
+  };
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** Linux USER_HZ: /proc reports CPU time in these ticks (100 on every mainstream kernel). */
+const TICKS_PER_S = 100;
+
+/** CPU seconds (user + system, threads included) a live process has used so far; NaN when unreadable. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Samples the CPU time of named processes now; `since()` gives each one's share of a core since then. */
+export function cpuMeter(pids: Record<string, number>) {
+  const startedAt = process.hrtime.bigint();
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  return {
+    since(): string {
+      const wall = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      return Object.entries(pids)
+        .map(([name, pid]) => `${name} ${Math.round(((cpuSeconds(pid) - (before[name] ?? NaN)) / wall) * 100)}%`)
+        .join(', ');
+    },
+  };
+}
+
+/**
+ * Waits until the processes together use less than `percent` of one core over a one-second
+ * window (e.g. the twins of freshly created devices have finished starting), at most `capMs`.
+ * Resolves with the seconds waited.
+ */
+export async function waitForQuiet(pids: readonly number[], percent = 15, capMs = 60_000): Promise<number> {
+  const startedAt = Date.now();
+  const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  let before = total();
+  while (Date.now() - startedAt < capMs) {
+    await delay(1000);
+    const now = total();
+    if ((now - before) * 100 < percent) break;
+    before = now;
+  }
+  return (Date.now() - startedAt) / 1000;
+}

@@ -1,0 +1,7 @@
+import { resolve } from 'node:path';
+
+/** The repository root: this file runs as dist/bench/support/paths.js. */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+
+/** The built `npm start` entry: one node with the gateway and the twin worker. */
+export const SERVICE_ENTRY = resolve(REPO_ROOT, 'dist', 'scripts', 'start.js');
