@@ -9,7 +9,12 @@ say() { echo "setup: $*"; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund
+  # Some npm releases write a lock file without other platforms' optional binaries (swc,
+  # resolvers) and then refuse it in `npm ci`; `npm install` takes the same lock as it is.
+  npm ci --no-audit --no-fund || {
+    say "npm ci refused the lock file; installing with npm install from the same lock"
+    npm install --no-audit --no-fund
+  }
 fi
 
 missing=()
