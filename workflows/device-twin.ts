@@ -564,6 +564,15 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     if (ending !== null) throw ApplicationFailure.nonRetryable('the twin is ending', 'DEVICE_NOT_FOUND');
   };
 
+  /** Lock and unlock requests: a valid pin, and a widget id that is a string or absent. */
+  const validateLockRequest = (req: { pin: string; widgetId?: string | null }): void => {
+    rejectWhenEnding();
+    canonicalPin(req?.pin);
+    if (req.widgetId !== null && req.widgetId !== undefined && typeof req.widgetId !== 'string') {
+      throw ApplicationFailure.nonRetryable('widgetId must be a string or null', 'VALIDATION_ERROR');
+    }
+  };
+
   setHandler(
     lockUpdate,
     (req) =>
@@ -576,15 +585,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         s.locks[pin] = lock;
         return lock;
       }),
-    {
-      validator: (req) => {
-        rejectWhenEnding();
-        canonicalPin(req?.pin);
-        if (req.widgetId !== null && req.widgetId !== undefined && typeof req.widgetId !== 'string') {
-          throw ApplicationFailure.nonRetryable('widgetId must be a string or null', 'VALIDATION_ERROR');
-        }
-      },
-    },
+    { validator: validateLockRequest },
   );
 
   setHandler(
@@ -603,15 +604,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         delete s.locks[pin];
         return { released: true };
       }),
-    {
-      validator: (req) => {
-        rejectWhenEnding();
-        canonicalPin(req?.pin);
-        if (req.widgetId !== null && req.widgetId !== undefined && typeof req.widgetId !== 'string') {
-          throw ApplicationFailure.nonRetryable('widgetId must be a string or null', 'VALIDATION_ERROR');
-        }
-      },
-    },
+    { validator: validateLockRequest },
   );
 
   setHandler(
