@@ -3,9 +3,9 @@ import { parsePin } from '../common/pins';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 
-/** The part of a stored widget that labels a pin (SPEC §2.3: `pin` is a number; a name is accepted too). */
+/** The part of a stored widget that labels a pin (SPEC §2.3: `pin` is a number 0–255, a V pin). */
 const labelledWidget = z.object({
-  pin: z.union([z.number().int(), z.string()]),
+  pin: z.number().int(),
   config: z.object({ label: z.string() }),
 });
 
@@ -21,7 +21,7 @@ export async function pinLabels(redis: Redis, deviceId: string): Promise<Map<str
   for (const json of jsons) {
     if (!json) continue;
     const widget = labelledWidget.safeParse(JSON.parse(json));
-    const pin = widget.success ? parsePin(widget.data.pin, 'wide') : null;
+    const pin = widget.success ? parsePin(widget.data.pin) : null;
     if (widget.success && pin && !labels.has(pin.name)) labels.set(pin.name, widget.data.config.label);
   }
   return labels;

@@ -28,13 +28,13 @@ export async function lockPin(request: Request, user: TestUser, deviceId: string
   if (res.status !== 200) throw new Error(`lock failed: ${res.status} ${res.text}`);
 }
 
-/** Stands for what the widgets store writes: a widget bound to a device pin, with a label. */
-export async function labelPin(stack: Stack, deviceId: string, widgetId: string, pin: number | string, label: string): Promise<void> {
-  await stack.redis
-    .multi()
-    .set(`widget:${widgetId}`, JSON.stringify({ id: widgetId, type: 'VALUE_DISPLAY', deviceId, pin, config: { label } }))
-    .sadd(`device:${deviceId}:widgets`, widgetId)
-    .exec();
+/** A VALUE_DISPLAY widget bound to V{pin} of a device, labelled, made through the widgets API. */
+export async function labelPin(request: Request, user: TestUser, projectId: string, deviceId: string, pin: number, label: string): Promise<void> {
+  const res = await request('POST', '/api/v1/widgets', {
+    token: user.token,
+    body: { type: 'VALUE_DISPLAY', projectId, deviceId, pin, layout: { x: 0, y: 0, w: 2, h: 1 }, config: { label } },
+  });
+  if (res.status !== 201) throw new Error(`widget create failed: ${res.status} ${res.text}`);
 }
 
 export interface DeviceConnection {

@@ -110,16 +110,15 @@ describe('GET /devices/{deviceId}/pins and /pins/{pin} (SPEC §4.6, §2.7)', () 
     const v10 = await call('PUT', `/devices/${device.id}/pins/V10`, { value: 'on' });
     const v2 = await call('PUT', `/devices/${device.id}/pins/V2`, { value: '{"a":1}' });
     const d4 = await call('PUT', `/devices/${device.id}/pins/D4`, { value: '0' });
-    await labelPin(stack, device.id, 'widget-b', 2, 'Temperature');
-    await labelPin(stack, device.id, 'widget-a', 'D4', 'Relay');
-    await labelPin(stack, device.id, 'widget-c', 7, 'Unused');
+    await labelPin(stack.request, owner, projectId, device.id, 2, 'Temperature');
+    await labelPin(stack.request, owner, projectId, device.id, 7, 'Unused');
 
     const res = await call('GET', `/devices/${device.id}/pins`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
       data: [
-        { pin: 'D4', value: '0', label: 'Relay', updatedAt: d4.body.data.updatedAt },
+        { pin: 'D4', value: '0', label: null, updatedAt: d4.body.data.updatedAt },
         { pin: 'V2', value: '{"a":1}', label: 'Temperature', updatedAt: v2.body.data.updatedAt },
         { pin: 'V10', value: 'on', label: null, updatedAt: v10.body.data.updatedAt },
       ],

@@ -115,7 +115,7 @@ describe('GET /get-all and /is-online (SPEC §4.7)', () => {
     expect((await simple('GET', '/get-all', device.iot)).body).toEqual({ success: true, deviceId: device.id, pins: {} });
     await simple('GET', '/update', device.iot, { pin: 'V1', value: '3.5' });
     await simple('GET', '/update', device.iot, { pin: 'D2', value: '0' });
-    await labelPin(stack, device.id, 'w-1', 1, 'Humidity');
+    await labelPin(stack.request, owner, projectId, device.id, 1, 'Humidity');
     const res = await simple('GET', '/get-all', device.iot);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
