@@ -158,13 +158,14 @@ describe('device changes', () => {
     const device = await createDevice(stack.request, owner, projectId);
     await stack.redis.hset(`device:${device.id}:pins`, 'V0', JSON.stringify({ value: '7', updatedAt: new Date().toISOString() }));
     await stack.redis.zadd(`device:${device.id}:history:V0`, Date.now(), `${Date.now()}:7`);
-    await stack.request('PUT', `/api/v1/devices/${device.id}/simple-api`, { token: owner.token, body: { enabled: true } });
+    const simple = await stack.request('PUT', `/api/v1/devices/${device.id}/simple-api`, { token: owner.token, body: { enabled: true } });
+    expect(await stack.redis.get(`device:iot:${sha256(simple.body.data.token)}`)).toBe(device.id);
 
     const res = await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token });
     expect(res.status).toBe(204);
     expect((await stack.redis.keys('*')).filter((k) => k.includes(device.id))).toEqual([]);
     expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBeNull();
-    expect(await stack.redis.keys('device:iot:*')).toEqual([]);
+    expect(await stack.redis.get(`device:iot:${sha256(simple.body.data.token)}`)).toBeNull();
     expect(await stack.redis.zscore(`project:${projectId}:devices`, device.id)).toBeNull();
     expect((await stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
     expect((await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
