@@ -1,7 +1,8 @@
-import type { PinLock } from '../common/contracts';
 import { rooms } from '../common/contracts';
-import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { hsetWhileExists } from '../store/lua/hset-if-exists';
+import { parseLatestValue } from '../store/latest-value';
+import { parseLocks } from '../store/pin-locks';
 import type { ActivityDeps } from './deps';
 import { readTwinRules } from './rules';
 import type {
@@ -36,18 +37,6 @@ if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
 end
 return {1, seen or ''}`;
 
-/** HSET of field/value pairs on KEYS[2] only while KEYS[1] (the device) exists. Returns 1 or 0. */
-const HSET_WHILE_EXISTS_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], unpack(ARGV))
-return 1`;
-
-async function hsetWhileExists(redis: Redis, owner: string, key: string, fields: Record<string, string>): Promise<boolean> {
-  const flat = Object.entries(fields).flat();
-  if (flat.length === 0) return (await redis.exists(owner)) === 1;
-  return (await redis.eval(HSET_WHILE_EXISTS_LUA, 2, owner, key, ...flat)) === 1;
-}
-
 function snapshot(h: Record<string, string>): MirrorSnapshot {
   return {
     status: h.status === 'online' || h.status === 'offline' ? h.status : null,
@@ -57,19 +46,6 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
     firmwareVersion: h.firmwareVersion || null,
     hardwareType: h.hardwareType || null,
   };
-}
-
-function parseLocks(h: Record<string, string>): PinLock[] {
-  const locks: PinLock[] = [];
-  for (const [pin, json] of Object.entries(h)) {
-    try {
-      const v = JSON.parse(json) as { lockedAt?: string; widgetId?: string | null };
-      locks.push({ pin, lockedAt: v.lockedAt ?? new Date(0).toISOString(), widgetId: v.widgetId ?? null });
-    } catch {
-      // a malformed entry is dropped; the twin rewrites the locks it holds
-    }
-  }
-  return locks;
 }
 
 /** Activities that read and write the Redis mirror the gateway's hot path reads. */
@@ -101,15 +77,7 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
       ]);
       const result: LastSeenResult['pins'] = {};
       pins.forEach((pin, i) => {
-        const json = values[i];
-        result[pin] = null;
-        if (!json) return;
-        try {
-          const v = JSON.parse(json) as { value?: unknown; updatedAt?: unknown };
-          if (typeof v.updatedAt === 'string') result[pin] = { value: String(v.value ?? ''), updatedAt: v.updatedAt };
-        } catch {
-          // not a pin record: treated as no data
-        }
+        result[pin] = parseLatestValue(values[i]);
       });
       return { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
     },

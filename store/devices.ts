@@ -6,6 +6,7 @@ import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/c
 import { deleteDeviceScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
 import { swapCredential } from './lua/swap-credential';
+import { parseLocks } from './pin-locks';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
@@ -203,13 +204,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string) {
 
     /** The pin locks the twin mirrored (DESIGN §5), ordered by pin name. */
     async locks(deviceId: string): Promise<PinLock[]> {
-      const raw = await redis.hgetall(keys.deviceLocks(deviceId));
-      return Object.entries(raw)
-        .map(([pin, json]) => {
-          const lock = JSON.parse(json) as { lockedAt: string; widgetId: string | null };
-          return { pin, lockedAt: lock.lockedAt, widgetId: lock.widgetId ?? null };
-        })
-        .sort((a, b) => a.pin.localeCompare(b.pin, 'en', { numeric: true }));
+      return parseLocks(await redis.hgetall(keys.deviceLocks(deviceId)));
     },
 
     async setSimpleApiEnabled(deviceId: string, enabled: boolean): Promise<void> {

@@ -1,12 +1,7 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { redisScript } from '../common/redis-script';
-
-/** KEEP: HSET on the pending hash only while the device exists. KEYS: device, pending. ARGV: pin, JSON. */
-const KEEP = redisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return 1`);
+import { hsetWhileExists } from './lua/hset-if-exists';
 
 /** DONE: removes a kept command only if it is still the one that was delivered (no newer value came). */
 const DONE = redisScript(`
@@ -29,7 +24,7 @@ export function createPendingCommandStore(redis: Redis) {
   return {
     async keep(deviceId: string, pin: string, value: string): Promise<boolean> {
       const json = JSON.stringify({ value, queuedAt: new Date().toISOString() });
-      return (await KEEP(redis, [keys.device(deviceId), keys.devicePending(deviceId)], [pin, json])) === 1;
+      return hsetWhileExists(redis, keys.device(deviceId), keys.devicePending(deviceId), { [pin]: json });
     },
 
     /** Oldest first. */

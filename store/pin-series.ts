@@ -1,6 +1,7 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { redisScript } from '../common/redis-script';
+import { parseLatestValue } from './latest-value';
 
 /**
  * Reads and range deletes of a pin's history, computed inside Redis so a day of per-second points
@@ -173,10 +174,8 @@ export function createPinSeriesStore(redis: Redis) {
 
     /** The latest value of a pin, or null when none was ever recorded (or all were deleted). */
     async latest(deviceId: string, pin: string): Promise<{ value: string; timestamp: string } | null> {
-      const json = await redis.hget(keys.devicePins(deviceId), pin);
-      if (!json) return null;
-      const parsed = JSON.parse(json) as { value: string; updatedAt: string };
-      return { value: parsed.value, timestamp: parsed.updatedAt };
+      const latest = parseLatestValue(await redis.hget(keys.devicePins(deviceId), pin));
+      return latest ? { value: latest.value, timestamp: latest.updatedAt } : null;
     },
   };
 }

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { parseLatestValue } from './latest-value';
 import { pinLabels } from './pin-labels';
 
 /** A recorded pin as the external interfaces show it (SPEC §2.7). */
@@ -16,11 +16,9 @@ export interface HistoryPoint {
   timestamp: string;
 }
 
-const latest = z.object({ value: z.string(), updatedAt: z.string() });
-
-function toView(pin: string, json: string, labels: Map<string, string>): PinView {
-  const { value, updatedAt } = latest.parse(JSON.parse(json));
-  return { pin, value, label: labels.get(pin) ?? null, updatedAt };
+function toView(pin: string, json: string | null, labels: Map<string, string>): PinView | null {
+  const latest = parseLatestValue(json);
+  return latest ? { pin, value: latest.value, label: labels.get(pin) ?? null, updatedAt: latest.updatedAt } : null;
 }
 
 /** Reads of the latest values (with their labels) and the raw history of a device's pins. */
@@ -30,14 +28,14 @@ export function createPinStore(redis: Redis) {
     async all(deviceId: string): Promise<PinView[]> {
       const [stored, labels] = await Promise.all([redis.hgetall(keys.devicePins(deviceId)), pinLabels(redis, deviceId)]);
       return Object.entries(stored)
-        .map(([pin, json]) => toView(pin, json, labels))
+        .flatMap(([pin, json]) => toView(pin, json, labels) ?? [])
         .sort((a, b) => a.pin.localeCompare(b.pin, 'en', { numeric: true }));
     },
 
     /** One pin by its canonical name, or null when it has no recorded value. */
     async one(deviceId: string, pin: string): Promise<PinView | null> {
       const [json, labels] = await Promise.all([redis.hget(keys.devicePins(deviceId), pin), pinLabels(redis, deviceId)]);
-      return json === null ? null : toView(pin, json, labels);
+      return toView(pin, json, labels);
     },
 
     /**

@@ -1,13 +1,23 @@
 import type { Redis } from '../../common/redis';
+import { redisScript } from '../../common/redis-script';
 
-const HSET_IF_EXISTS = `
+/** KEYS: 1 the owner that must exist, 2 the hash to write. ARGV: field, value, … */
+const HSET_WHILE_EXISTS = redisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1`;
+redis.call('HSET', KEYS[2], unpack(ARGV))
+return 1`);
 
-/** Sets fields of a hash only while it exists, so a write racing a delete cannot resurrect a record. */
-export async function hsetIfExists(redis: Redis, key: string, fields: Record<string, string>): Promise<boolean> {
+/**
+ * Sets fields of a hash only while its owner (a device, a project) exists, so a write racing a
+ * delete cannot leave an orphan or resurrect a record. False when the owner is gone.
+ */
+export async function hsetWhileExists(redis: Redis, owner: string, key: string, fields: Record<string, string>): Promise<boolean> {
   const flat = Object.entries(fields).flat();
-  if (flat.length === 0) return (await redis.exists(key)) === 1;
-  return (await redis.eval(HSET_IF_EXISTS, 1, key, ...flat)) === 1;
+  if (flat.length === 0) return (await redis.exists(owner)) === 1;
+  return (await HSET_WHILE_EXISTS(redis, [owner, key], flat)) === 1;
+}
+
+/** Sets fields of a hash only while the hash itself exists. */
+export function hsetIfExists(redis: Redis, key: string, fields: Record<string, string>): Promise<boolean> {
+  return hsetWhileExists(redis, key, key, fields);
 }

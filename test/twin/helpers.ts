@@ -6,12 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import {
-  bundleWorkflowCode,
   DefaultLogger,
   NativeConnection,
   Runtime,
   type Worker,
-  type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import mqtt from 'mqtt';
 import type { Config } from '../../common/config';
