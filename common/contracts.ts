@@ -5,6 +5,9 @@
 
 export const twinWorkflowId = (deviceId: string): string => `device-twin:${deviceId}`;
 
+/** The delivery workflow of one notification: one id per record, so a repeated hand-off is one delivery. */
+export const notificationWorkflowId = (notificationId: string): string => `notification-delivery:${notificationId}`;
+
 export type DeviceStatus = 'online' | 'offline';
 
 export interface PinLock {

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { NotificationRecord } from '../common/contracts';
+import { notificationWorkflowId, type NotificationRecord } from '../common/contracts';
 import { deliverNotification } from '../workflows/notification-delivery';
 
 /**
@@ -9,7 +9,7 @@ import { deliverNotification } from '../workflows/notification-delivery';
 export function createNotifier(client: Client, taskQueue: string) {
   return async (record: NotificationRecord): Promise<void> => {
     await client.workflow.start(deliverNotification, {
-      workflowId: `notification:${record.id}`,
+      workflowId: notificationWorkflowId(record.id),
       taskQueue,
       args: [record],
     });

@@ -32,6 +32,7 @@ import type {
   NotificationType,
   PinLock,
 } from '../common/contracts';
+import { notificationWorkflowId } from '../common/contracts';
 import { parsePin } from '../common/pins';
 import { deliverNotification } from './notification-delivery';
 
@@ -315,7 +316,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     // its id comes from the record's, so a replayed start is the same child.
     await startChild(deliverNotification, {
       args: [record],
-      workflowId: `notification-delivery:${record.id}`,
+      workflowId: notificationWorkflowId(record.id),
       parentClosePolicy: 'ABANDON',
     });
     s.stats.notifications += 1;
