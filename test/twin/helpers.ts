@@ -41,7 +41,7 @@ export interface TwinTestEnv {
 }
 
 /** The SDK's own logs: warnings and errors only (once per process; a later file finds it installed). */
-function quietTemporalLogs(): void {
+export function quietTemporalLogs(): void {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   } catch {

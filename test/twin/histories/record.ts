@@ -1,0 +1,152 @@
+/**
+ * Records real twin runs for the replay test (`npm run record:twin-histories`, not part of
+ * `npm test`): each scenario drives one twin on the harness's real servers through a kind of
+ * transition, then its history is written to `test/twin/histories/<scenario>.json`.
+ * Recorded histories are never rewritten by hand: a workflow change must replay every one of
+ * them (see docs/workflow-versioning.md).
+ */
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findTemporalCli } from '../../../scripts/temporal-cli';
+import { twinWorkflowId } from '../../../common/contracts';
+import {
+  addRule,
+  commandSubscriber,
+  createDevice,
+  createTwinTestEnv,
+  deviceMessage,
+  eventually,
+  keepCommand,
+  mirror,
+  notificationsOf,
+  type TwinTestEnv,
+} from '../helpers';
+
+let env: TwinTestEnv;
+
+beforeAll(async () => {
+  env = await createTwinTestEnv('record', 2);
+});
+
+afterAll(async () => {
+  await env?.cleanup();
+});
+
+/** The latest run's history as the Temporal CLI prints it: the JSON the SDK's replayer reads. */
+async function save(name: string, deviceId: string): Promise<void> {
+  const cli = findTemporalCli();
+  if (!cli || !env.config.TEMPORAL_ADDRESS) throw new Error('no Temporal CLI or address');
+  const args = ['workflow', 'show', '--address', env.config.TEMPORAL_ADDRESS, '-w', twinWorkflowId(deviceId), '--output', 'json'];
+  const { stdout } = await promisify(execFile)(cli, args, { maxBuffer: 64 * 1024 * 1024 });
+  await writeFile(join(__dirname, `${name}.json`), stdout);
+}
+
+const iso = (offsetMs = 0): string => new Date(Date.now() + offsetMs).toISOString();
+
+test('online by activity, offline by heartbeat timeout, with status rules', async () => {
+  const device = await createDevice(env.redis);
+  await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
+  await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
+  const at = new Date();
+  await deviceMessage(env.redis, device.deviceId, 'V1', '1', at);
+  await env.twins.activity(device.deviceId, device.projectId, at.toISOString(), 'V1');
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('online'));
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2));
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('heartbeat-timeout', device.deviceId);
+});
+
+test('status messages, info and a stale offline', async () => {
+  const device = await createDevice(env.redis);
+  await env.twins.status(device.deviceId, device.projectId, 'online', iso());
+  await env.twins.info(device.deviceId, device.projectId, { firmwareVersion: '1.2.3', ipAddress: '10.0.0.7', at: iso() });
+  await env.twins.status(device.deviceId, device.projectId, 'offline', iso(-60_000));
+  await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1));
+  await eventually(async () => expect((await env.twins.state(device.deviceId))?.status).toBe('offline'));
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).firmwareVersion).toBe('1.2.3'));
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('status-and-info', device.deviceId);
+});
+
+test('locks and unlocks, by widget and by user', async () => {
+  const device = await createDevice(env.redis);
+  await env.twins.lock(device.deviceId, device.projectId, 'V7', 'widget-1');
+  await env.twins.lock(device.deviceId, device.projectId, 'V7', null);
+  await env.twins.lock(device.deviceId, device.projectId, 'D3', null);
+  await env.twins.unlock(device.deviceId, device.projectId, 'V7', 'widget-2');
+  await env.twins.unlock(device.deviceId, device.projectId, 'V7', 'widget-1');
+  await env.twins.unlock(device.deviceId, device.projectId, 'D3');
+  await env.twins.unlock(device.deviceId, device.projectId, 'D3');
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('locks', device.deviceId);
+});
+
+test('no_data fires once per silence and re-arms, rules reloaded on the way', async () => {
+  const device = await createDevice(env.redis);
+  await addRule(env.redis, device, { condition: 'no_data', pin: 3, duration: 1, message: 'silent {value}' });
+  await deviceMessage(env.redis, device.deviceId, 'V3', '21.5');
+  await env.twins.start(device.deviceId, device.projectId);
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1), 8000);
+  await deviceMessage(env.redis, device.deviceId, 'V3', '22');
+  await eventually(async () => expect((await env.twins.state(device.deviceId))?.noData[0]?.fired).toBe(false), 8000);
+  await addRule(env.redis, device, { condition: 'no_data', pin: null, duration: 1 });
+  await env.twins.rulesChanged(device.deviceId, device.projectId);
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(3), 8000);
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('no-data', device.deviceId);
+});
+
+test('commands kept while offline are flushed on reconnect', async () => {
+  const device = await createDevice(env.redis);
+  const subscriber = await commandSubscriber(env.config, device.deviceId);
+  try {
+    await keepCommand(env.redis, device.deviceId, 'V5', 'newest');
+    await keepCommand(env.redis, device.deviceId, 'D1', '1');
+    await env.twins.start(device.deviceId, device.projectId);
+    await env.twins.status(device.deviceId, device.projectId, 'online', iso());
+    await eventually(() => expect(subscriber.messages).toHaveLength(2));
+    await keepCommand(env.redis, device.deviceId, 'V6', 'later');
+    await env.twins.lock(device.deviceId, device.projectId, 'V6', null);
+    await env.twins.end(device.deviceId);
+    await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+    await save('command-flush', device.deviceId);
+  } finally {
+    await subscriber.close();
+  }
+});
+
+test('a twin whose device hash is gone ends itself', async () => {
+  const device = await createDevice(env.redis);
+  await env.twins.start(device.deviceId, device.projectId);
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'));
+  await env.redis.del(`device:${device.deviceId}`);
+  await env.twins.status(device.deviceId, device.projectId, 'online', iso());
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('orphan', device.deviceId);
+}, 30_000);
+
+test('a run that continued as new carries its state', async () => {
+  const device = await createDevice(env.redis);
+  await env.twins.lock(device.deviceId, device.projectId, 'V9', null);
+  await addRule(env.redis, device, { condition: 'offline' });
+  await env.twins.rulesChanged(device.deviceId, device.projectId);
+  const at = iso();
+  await deviceMessage(env.redis, device.deviceId, 'V1', '1');
+  for (let sent = 0; sent < 2100; sent += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) => env.twins.activity(device.deviceId, device.projectId, at, `V${(sent + i) % 200}`)),
+    );
+  }
+  await eventually(async () => expect((await env.twins.state(device.deviceId))?.stats.runs).toBe(2), 20_000);
+  await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1));
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('continued-as-new', device.deviceId);
+}, 60_000);
