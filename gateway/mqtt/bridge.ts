@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INFO_FIELD_MAX_LENGTH } from '../../common/device-info';
 import type { Logger } from '../../common/logger';
 import type { Metrics } from '../../common/metrics';
 import type { MqttClient } from '../../common/mqtt';
@@ -9,13 +10,8 @@ import type { Ingest } from '../ingest/ingest';
 import type { TwinClient } from '../twin-client';
 
 const statusPayload = z.enum(['online', 'offline']);
-const infoPayload = z
-  .object({
-    firmwareVersion: z.string().max(64).optional(),
-    ipAddress: z.string().max(64).optional(),
-    hardwareType: z.string().max(64).optional(),
-  })
-  .strict();
+const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
+const infoPayload = z.object({ firmwareVersion: infoField, ipAddress: infoField, hardwareType: infoField }).strict();
 
 export interface BridgeDeps {
   mqtt: MqttClient;

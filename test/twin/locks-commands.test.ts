@@ -1,5 +1,5 @@
 import { keys } from '../../common/redis-keys';
-import { commandSubscriber, createDevice, createTwinTestEnv, eventually, keepCommand, mirror, sleep, type TwinTestEnv } from './helpers';
+import { commandSubscriber, createDevice, createTwinTestEnv, eventually, keepCommand, mirror, type TwinTestEnv } from './helpers';
 
 let env: TwinTestEnv;
 
@@ -59,7 +59,10 @@ describe('device twin: commands', () => {
       await keepCommand(env.redis, device.deviceId, 'V5', 'newest');
       await keepCommand(env.redis, device.deviceId, 'D1', '1');
       await env.twins.start(device.deviceId, device.projectId);
-      await sleep(300);
+      // Started and offline: it keeps both commands and sends nothing.
+      await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'));
+      expect((await env.twins.state(device.deviceId))?.stats.commandsDelivered).toBe(0);
+      expect(await env.redis.hlen(keys.devicePending(device.deviceId))).toBe(2);
       expect(subscriber.messages).toEqual([]);
 
       await env.twins.status(device.deviceId, device.projectId, 'online', new Date().toISOString());

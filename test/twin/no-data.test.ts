@@ -11,6 +11,18 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
+/** Waits until the twin's (one) no_data timer has checked back `count` more times: its next check moved that many durations on. */
+async function checkBacksPass(deviceId: string, count: number): Promise<void> {
+  const timerOf = async () => {
+    const timer = (await env.twins.state(deviceId))?.noData[0];
+    if (!timer) throw new Error('no no_data timer');
+    return timer;
+  };
+  const first = await timerOf();
+  const until = Date.parse(first.checkAt) + count * first.durationS * 1000;
+  await eventually(async () => expect(Date.parse((await timerOf()).checkAt)).toBeGreaterThanOrEqual(until), (count + 3) * first.durationS * 1000);
+}
+
 const noDataOf = async (projectId: string) =>
   (await notificationsOf(env.redis, projectId)).filter((n) => n.type === 'no_data');
 
@@ -37,8 +49,8 @@ describe('device twin: no_data rules', () => {
         read: false,
       });
 
-      // The silence goes on for several durations: still exactly one.
-      await sleep(3200);
+      // The silence goes on for three more check-backs: still exactly one.
+      await checkBacksPass(device.deviceId, 3);
       expect(await noDataOf(device.projectId)).toHaveLength(1);
       const state = await env.twins.state(device.deviceId);
       expect(state?.noData).toEqual([expect.objectContaining({ ruleId: rule.id, pin: 'V3', fired: true })]);
@@ -58,7 +70,7 @@ describe('device twin: no_data rules', () => {
 
     // A new silence: exactly one more.
     await eventually(async () => expect(await noDataOf(device.projectId)).toHaveLength(2), 5000);
-    await sleep(2500);
+    await checkBacksPass(device.deviceId, 2);
     const all = await noDataOf(device.projectId);
     expect(all).toHaveLength(2);
     expect(all[1]?.message).toBe('V3 silent, last 7');

@@ -60,9 +60,14 @@ describe('device twin: online / offline', () => {
     expect(byRule[offlineRule.id]).toMatchObject({ type: 'device_status', title: 'Device offline', message: 'device went offline' });
     expect(await env.redis.zcard(`project:${device.projectId}:notifications:unread`)).toBe(2);
 
-    // A repeated status is not a transition: no new notification.
+    // A repeated status is not a transition: once the twin has taken it, it has raised nothing more.
     await env.twins.status(device.deviceId, device.projectId, 'offline', new Date().toISOString());
-    await sleep(500);
+    const after = await eventually(async () => {
+      const state = await env.twins.state(device.deviceId);
+      expect(state?.stats.signals).toBe(3);
+      return state;
+    });
+    expect(after?.stats.notifications).toBe(2);
     expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2);
   });
 
@@ -111,8 +116,12 @@ describe('device twin: online / offline', () => {
     await eventually(async () => expect((await env.twins.state(device.deviceId))?.status).toBe('offline'));
 
     await env.twins.activity(device.deviceId, device.projectId, onlineAt);
-    await sleep(300);
-    expect((await env.twins.state(device.deviceId))?.status).toBe('offline');
+    const taken = await eventually(async () => {
+      const state = await env.twins.state(device.deviceId);
+      expect(state?.stats.signals).toBe(3);
+      return state;
+    });
+    expect(taken?.status).toBe('offline');
 
     await env.twins.activity(device.deviceId, device.projectId, new Date(Date.now() + 20).toISOString());
     await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('online'));

@@ -1,0 +1,332 @@
+/**
+ * The twin's decisions as plain functions (workflows/twin-state.ts): no servers, no Temporal,
+ * time passed in. Each transition the twin makes has its case here; the workflow shell that runs
+ * the effects is covered by the integration tests beside this file and the replay test.
+ */
+import type { BootstrapResult, LastSeenResult, TwinRule } from '../../activities/types';
+import {
+  type CheckBackPlan,
+  checkedBack,
+  continueAsNewDue,
+  decideStep,
+  endRequested,
+  evaluateNoData,
+  freshState,
+  lockFor,
+  lockRequestProblem,
+  lockToRelease,
+  locked,
+  MIRROR_HEAL_INTERVAL_MS,
+  nextDeadline,
+  planCheckBack,
+  receiveActivity,
+  receiveInfo,
+  receiveStatus,
+  resumeState,
+  RUN_MESSAGE_BUDGET,
+  statusWritten,
+  type TwinConfig,
+  type TwinState,
+  unlocked,
+  bootstrapped,
+  withRules,
+} from '../../workflows/twin-state';
+
+const cfg: TwinConfig = { deviceId: 'dev-1', projectId: 'proj-1', heartbeatTimeoutS: 60 };
+const T0 = Date.parse('2026-11-23T12:00:00.000Z');
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const rule = (r: Partial<TwinRule> & Pick<TwinRule, 'condition'>): TwinRule => ({
+  id: `rule-${r.condition}-${r.pin ?? 'device'}`,
+  pin: null,
+  duration: null,
+  message: '',
+  channels: ['inApp'],
+  ...r,
+});
+
+const boot = (over: Partial<BootstrapResult> = {}): BootstrapResult => ({
+  exists: true,
+  mirror: { status: 'offline', lastSeen: null, statusChangedAt: iso(T0 - 1000), ipAddress: null, firmwareVersion: null, hardwareType: null },
+  locks: [],
+  rules: [],
+  ...over,
+});
+
+const seen = (over: Partial<LastSeenResult> = {}): LastSeenResult => ({ exists: true, lastSeen: null, pins: {}, pendingCommands: 0, ...over });
+
+/** A bootstrapped twin, offline since T0 - 1 s, with these rules. */
+function started(rules: TwinRule[] = []): TwinState {
+  return bootstrapped(freshState(), boot({ rules }), T0).state;
+}
+
+/** An online twin: came online by activity at `at`. */
+function online(rules: TwinRule[] = [], at = T0): TwinState {
+  const received = receiveActivity(started(rules), { at: iso(at) }, at);
+  if (!received.step) throw new Error('expected a step');
+  return decideStep(received.state, received.step).state;
+}
+
+describe('start', () => {
+  test('a fresh twin takes the mirror, and writes a status when the mirror has none', () => {
+    const quiet = bootstrapped(freshState(), boot(), T0);
+    expect(quiet.state).toMatchObject({ bootstrapped: true, status: 'offline', offlineSince: T0 - 1000, missingSince: null });
+    expect(quiet.effects).toEqual([]);
+
+    const first = bootstrapped(
+      freshState(),
+      boot({ mirror: { ...boot().mirror, status: null, statusChangedAt: null }, locks: [{ pin: 'V1', lockedAt: iso(T0), widgetId: null }] }),
+      T0,
+    );
+    expect(first.effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(first.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0), locks: { V1: { pin: 'V1' } } });
+  });
+
+  test('a mirror that says online without lastSeen starts the heartbeat from its status change', () => {
+    const s = bootstrapped(freshState(), boot({ mirror: { ...boot().mirror, status: 'online', statusChangedAt: iso(T0 - 5000) } }), T0).state;
+    expect(s.lastSeen).toBe(iso(T0 - 5000));
+    expect(nextDeadline(s, cfg, T0)).toBe(T0 - 5000 + 60_000);
+  });
+
+  test('a device hash that does not exist starts the orphan clock', () => {
+    const s = bootstrapped(freshState(), boot({ exists: false }), T0).state;
+    expect(s.missingSince).toBe(T0);
+    expect(nextDeadline(s, cfg, T0)).toBe(T0 + 120_000); // two heartbeats
+  });
+
+  test('a run carried by older code gets the newer fields, and each run counts its own messages', () => {
+    const { ending: _e, run: _r, ...old } = online();
+    const resumed = resumeState({ ...old, stats: { ...old.stats, runs: 3 } });
+    expect(resumed).toMatchObject({ status: 'online', ending: null, run: { messages: 0, lastMessageAt: 0 }, stats: { runs: 3 } });
+  });
+});
+
+describe('online', () => {
+  test('activity brings an offline twin online: mirror, then online rules, then kept commands', () => {
+    const onlineRule = rule({ condition: 'online', message: 'back {value}' });
+    const received = receiveActivity(started([onlineRule, rule({ condition: 'offline' })]), { at: iso(T0), pin: 'v3' }, T0);
+    expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0) });
+    expect(received.state.pinActivity).toEqual({ V3: iso(T0) });
+    const decision = decideStep(received.state, received.step!);
+    expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), lastSeen: iso(T0) });
+    expect(decision.effects).toEqual([
+      { kind: 'writeStatus' },
+      { kind: 'notify', rule: onlineRule, type: 'device_status', title: 'Device online', message: 'back online', priority: 'normal' },
+      { kind: 'flushCommands' },
+    ]);
+  });
+
+  test('activity from before the device went offline does not bring it back', () => {
+    const s = started(); // offline since T0 - 1 s
+    const received = receiveActivity(s, { at: iso(T0 - 2000) }, T0);
+    expect(decideStep(received.state, received.step!).effects).toEqual([]);
+    expect(decideStep(received.state, received.step!).state.status).toBe('offline');
+  });
+
+  test('activity on an online twin is counted and needs no I/O, unless the mirror is due to be healed', () => {
+    const s = statusWritten(online(), null, T0);
+    const quiet = receiveActivity(s, { at: iso(T0 + 1000) }, T0 + 1000);
+    expect(quiet.step).toBeNull();
+    expect(quiet.state).toMatchObject({ lastSeen: iso(T0 + 1000), stats: { signals: s.stats.signals + 1 } });
+    const heal = receiveActivity(s, { at: iso(T0 + MIRROR_HEAL_INTERVAL_MS) }, T0 + MIRROR_HEAL_INTERVAL_MS);
+    expect(heal.step).toEqual({ kind: 'healMirror' });
+    expect(decideStep(heal.state, heal.step!).effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(heal.state.mirroredAt).toBe(T0 + MIRROR_HEAL_INTERVAL_MS);
+  });
+
+  test('a signal without a valid time is counted and ignored with a warning', () => {
+    const received = receiveActivity(started(), { at: 'yesterday' }, T0);
+    expect(received).toMatchObject({ step: null, warning: expect.stringContaining('ignored') });
+    expect(received.state.stats.signals).toBe(1);
+  });
+});
+
+describe('offline by heartbeat timeout', () => {
+  const offlineRule = rule({ condition: 'offline', message: 'went {value}' });
+
+  test('the deadline is lastSeen + timeout; data seen since re-arms it without a transition', () => {
+    const s = online([offlineRule]);
+    expect(nextDeadline(s, cfg, T0)).toBe(T0 + 60_000);
+    const plan = planCheckBack(s, cfg, T0 + 60_000)!;
+    expect(plan).toEqual({ at: T0 + 60_000, pins: [], dueRuleIds: [] });
+    const rearmed = checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0 + 30_000) }), T0 + 60_000);
+    expect(rearmed.effects).toEqual([]);
+    expect(nextDeadline(rearmed.state, cfg, T0 + 60_000)).toBe(T0 + 90_000);
+  });
+
+  test('no data within the timeout: offline, mirror written, offline rules notified (high priority)', () => {
+    const s = online([offlineRule]);
+    const plan = planCheckBack(s, cfg, T0 + 60_000)!;
+    const decision = checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0) }), T0 + 60_000);
+    expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 60_000), offlineSince: T0 + 60_000 });
+    expect(decision.effects).toEqual([
+      { kind: 'writeStatus' },
+      { kind: 'notify', rule: offlineRule, type: 'device_status', title: 'Device offline', message: 'went offline', priority: 'high' },
+    ]);
+    expect(nextDeadline(decision.state, cfg, T0 + 60_000)).toBeNull();
+  });
+
+  test('nothing due: no read at all', () => {
+    expect(planCheckBack(online(), cfg, T0 + 59_999)).toBeNull();
+    expect(planCheckBack(started(), cfg, T0 + 10_000_000)).toBeNull();
+  });
+});
+
+describe('status messages', () => {
+  test('online status is activity; offline status moves an online twin offline', () => {
+    const up = receiveStatus(started(), { status: 'online', at: iso(T0) }, T0);
+    expect(up.step).toEqual({ kind: 'activityAt', at: iso(T0) });
+    const on = decideStep(up.state, up.step!).state;
+    const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
+    expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5) });
+    const decision = decideStep(down.state, down.step!);
+    expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 5) });
+    expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
+  });
+
+  test('an offline status older than the last change, or a repeated one, changes nothing', () => {
+    const on = online();
+    const stale = receiveStatus(on, { status: 'offline', at: iso(T0 - 10) }, T0);
+    expect(decideStep(stale.state, stale.step!)).toEqual({ state: stale.state, effects: [] });
+    const off = started();
+    const again = receiveStatus(off, { status: 'offline', at: iso(T0 + 10) }, T0 + 10);
+    expect(decideStep(again.state, again.step!).effects).toEqual([]);
+  });
+
+  test('a malformed status is ignored with a warning', () => {
+    expect(receiveStatus(started(), { status: 'sleeping' as never, at: iso(T0) }, T0)).toMatchObject({ step: null, warning: expect.any(String) });
+  });
+
+  test('info writes only the fields that changed and fit, and its time counts as activity', () => {
+    const s = { ...started(), firmwareVersion: '1.0' };
+    const received = receiveInfo(s, { firmwareVersion: '1.0', ipAddress: '10.0.0.2', hardwareType: 'x'.repeat(65), at: iso(T0) }, T0);
+    expect(received.state).toMatchObject({ ipAddress: '10.0.0.2', hardwareType: null });
+    expect(received.step).toEqual({ kind: 'info', changes: { ipAddress: '10.0.0.2' }, at: iso(T0) });
+    const decision = decideStep(received.state, received.step!);
+    expect(decision.effects.map((e) => e.kind)).toEqual(['writeInfo', 'writeStatus', 'flushCommands']);
+    expect(decision.state.status).toBe('online');
+  });
+});
+
+describe('locks', () => {
+  test('locking is idempotent; unlock by another widget keeps the lock, by its own or without one releases it', () => {
+    let s = started();
+    const lock = lockFor(s, { pin: 'v7', widgetId: 'w1' }, T0);
+    expect(lock).toEqual({ pin: 'V7', lockedAt: iso(T0), widgetId: 'w1' });
+    s = locked(s, lock);
+    expect(lockFor(s, { pin: 'V7', widgetId: null }, T0 + 1)).toBe(lock);
+    expect(lockToRelease(s, { pin: 'V7', widgetId: 'w2' })).toBeNull();
+    expect(lockToRelease(s, { pin: 'V7', widgetId: 'w1' })).toBe('V7');
+    expect(lockToRelease(s, { pin: 'V7' })).toBe('V7');
+    s = unlocked(s, 'V7');
+    expect(s.locks).toEqual({});
+    expect(lockToRelease(s, { pin: 'V7' })).toBeNull();
+  });
+
+  test('requests are refused before they touch state: bad pin, bad widget id, an ending twin', () => {
+    const s = started();
+    expect(lockRequestProblem(s, { pin: 'V256' })).toMatchObject({ code: 'INVALID_PIN' });
+    expect(lockRequestProblem(s, { pin: 'X1' })).toMatchObject({ code: 'INVALID_PIN' });
+    expect(lockRequestProblem(s, { pin: 'V1', widgetId: 5 as never })).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(lockRequestProblem(s, { pin: 'D99', widgetId: null })).toBeNull();
+    expect(lockRequestProblem(endRequested(s), { pin: 'V1' })).toMatchObject({ code: 'DEVICE_NOT_FOUND' });
+  });
+});
+
+describe('no_data rules', () => {
+  const pinRule = rule({ condition: 'no_data', pin: 'V3', duration: 10, message: 'silent, last {value}' });
+
+  test('the timer fires once per silence and re-arms when data returns', () => {
+    const armed = { pin: 'V3', durationS: 10, armedAt: T0, silenceSince: null, checkAt: T0 + 10_000 };
+    const fired = evaluateNoData(armed, T0 - 5000, T0 + 10_000);
+    expect(fired).toEqual({ fires: true, timer: { ...armed, silenceSince: T0, checkAt: T0 + 20_000 } });
+    const still = evaluateNoData(fired.timer, T0 - 5000, T0 + 20_000);
+    expect(still).toEqual({ fires: false, timer: { ...fired.timer, checkAt: T0 + 30_000 } });
+    const back = evaluateNoData(still.timer, T0 + 25_000, T0 + 30_000);
+    expect(back).toEqual({ fires: false, timer: { ...armed, silenceSince: null, checkAt: T0 + 35_000 } });
+    expect(evaluateNoData(back.timer, T0 + 25_000, T0 + 35_000).fires).toBe(true);
+  });
+
+  test('a check-back reads the due pins and notifies with the last value', () => {
+    const s = started([pinRule]);
+    expect(nextDeadline(s, cfg, T0)).toBe(T0 + 10_000);
+    const plan = planCheckBack(s, cfg, T0 + 10_000)!;
+    expect(plan).toEqual({ at: T0 + 10_000, pins: ['V3'], dueRuleIds: [pinRule.id] });
+    const decision = checkedBack(s, cfg, plan, seen({ pins: { V3: { value: '21.5', updatedAt: iso(T0 - 1) } } }), T0 + 10_000);
+    expect(decision.effects).toEqual([
+      { kind: 'notify', rule: pinRule, type: 'no_data', title: 'No data on V3', message: 'silent, last 21.5', priority: 'high' },
+    ]);
+    expect(decision.state.pinActivity.V3).toBe(iso(T0 - 1));
+    const quiet = checkedBack(decision.state, cfg, planCheckBack(decision.state, cfg, T0 + 20_000)!, seen(), T0 + 20_000);
+    expect(quiet.effects).toEqual([]);
+  });
+
+  test('a device-wide rule counts any data; its default message names the device', () => {
+    const deviceRule = rule({ condition: 'no_data', duration: 5 });
+    const s = started([deviceRule]);
+    const decision = checkedBack(s, cfg, planCheckBack(s, cfg, T0 + 5000)!, seen(), T0 + 5000);
+    expect(decision.effects).toEqual([
+      expect.objectContaining({ title: 'No data from device', message: 'No data from the device for 5 s' }),
+    ]);
+  });
+
+  test('a rule reload keeps running timers of unchanged rules and arms new or changed ones', () => {
+    const s = started([pinRule]);
+    const kept = withRules(s, [pinRule], T0 + 3000);
+    expect(kept.noData[pinRule.id]).toBe(s.noData[pinRule.id]);
+    const changed = withRules(s, [{ ...pinRule, duration: 20 }], T0 + 3000);
+    expect(changed.noData[pinRule.id]).toMatchObject({ armedAt: T0 + 3000, checkAt: T0 + 23_000 });
+    expect(withRules(s, [], T0 + 3000).noData).toEqual({});
+  });
+});
+
+describe('command flush ordering', () => {
+  test('kept commands go out after the online mirror write and the online notifications', () => {
+    const decision = decideStep(started([rule({ condition: 'online' })]), { kind: 'activityAt', at: iso(T0) });
+    expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
+  });
+
+  test('an online twin whose check-back finds kept commands flushes them, without a status change', () => {
+    const s = online();
+    const plan = planCheckBack(s, cfg, T0 + 60_000)!;
+    const decision = checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0 + 50_000), pendingCommands: 2 }), T0 + 60_000);
+    expect(decision.effects).toEqual([{ kind: 'flushCommands' }]);
+    expect(decision.state.status).toBe('online');
+  });
+
+  test('an offline twin never flushes on a check-back', () => {
+    const s = started([rule({ condition: 'no_data', duration: 1 })]);
+    const decision = checkedBack(s, cfg, planCheckBack(s, cfg, T0 + 1000)!, seen({ pendingCommands: 3 }), T0 + 1000);
+    expect(decision.effects.map((e) => e.kind)).toEqual(['notify']);
+  });
+});
+
+describe('orphans and ending', () => {
+  test('a device hash missing for the grace period ends the twin', () => {
+    const s = online();
+    const plan: CheckBackPlan = planCheckBack(s, cfg, T0 + 60_000)!;
+    const first = checkedBack(s, cfg, plan, seen({ exists: false }), T0 + 60_000);
+    expect(first.state).toMatchObject({ missingSince: T0 + 60_000, ending: null });
+    expect(nextDeadline(first.state, cfg, T0 + 60_000)).toBe(T0 + 180_000);
+    const last = checkedBack(first.state, cfg, planCheckBack(first.state, cfg, T0 + 180_000)!, seen({ exists: false }), T0 + 180_000);
+    expect(last.state.ending).toBe('device-missing');
+    const back = checkedBack(first.state, cfg, plan, seen(), T0 + 70_000);
+    expect(back.state.missingSince).toBeNull();
+  });
+
+  test('end is kept once asked', () => {
+    expect(endRequested(started()).ending).toBe('ended');
+    expect(endRequested({ ...started(), ending: 'device-missing' }).ending).toBe('device-missing');
+  });
+});
+
+describe('history budget', () => {
+  test('continue-as-new when Temporal suggests it or a budget is spent', () => {
+    const s = started();
+    expect(continueAsNewDue(s, { continueAsNewSuggested: false, historyLength: 10 })).toBe(false);
+    expect(continueAsNewDue(s, { continueAsNewSuggested: true, historyLength: 10 })).toBe(true);
+    expect(continueAsNewDue(s, { continueAsNewSuggested: false, historyLength: 10_001 })).toBe(true);
+    const busy = { ...s, run: { messages: RUN_MESSAGE_BUDGET + 1, lastMessageAt: T0 } };
+    expect(continueAsNewDue(busy, { continueAsNewSuggested: false, historyLength: 10 })).toBe(true);
+  });
+});

@@ -1,0 +1,576 @@
+/**
+ * The twin's decisions, as plain functions: state and an event in, new state and effects out.
+ * No Temporal, no I/O, no clock (every function is given `now`), nothing mutated in place, so
+ * each transition is unit-tested without servers (test/twin/twin-state.test.ts). The workflow
+ * (device-twin.ts) is the shell that feeds events in, runs the effects through activities and
+ * child workflows one at a time, sleeps until `nextDeadline`, and continues-as-new.
+ */
+import type { BootstrapResult, LastSeenResult, TwinRule } from '../activities/types';
+import type { DeviceStatus, NotificationPriority, NotificationType, PinLock } from '../common/contracts';
+import { INFO_FIELDS, infoFieldValue, type DeviceInfoFields } from '../common/device-info';
+import { parsePin } from '../common/pins';
+
+// ---- Messages --------------------------------------------------------------------------------
+
+/** The gateway saw a message from a device the mirror shows offline (deduplicated). */
+export interface ActivityInput {
+  /** When the message arrived (ISO 8601). */
+  at: string;
+  /** The pin it was for, if any. */
+  pin?: string;
+}
+
+/** The device's status topic or its Last Will. */
+export interface StatusInput {
+  status: DeviceStatus;
+  at: string;
+}
+
+/** The device's info topic. Absent fields stay as they were; `at`, when given, also counts as activity. */
+export interface InfoInput extends DeviceInfoFields {
+  at?: string;
+}
+
+export interface LockInput {
+  pin: string;
+  widgetId: string | null;
+}
+
+export interface UnlockInput {
+  pin: string;
+  /** When given, only a lock held by this widget is released; when absent or null, any lock is. */
+  widgetId?: string | null;
+}
+
+// ---- State -----------------------------------------------------------------------------------
+
+export interface NoDataTimer {
+  pin: string | null;
+  durationS: number;
+  /** Silence is counted from the later of this and the pin's last data (the rule's start). */
+  armedAt: number;
+  /** Set while the rule has fired for the current silence: the reference time the silence began. */
+  silenceSince: number | null;
+  /** Next check-back (epoch ms). */
+  checkAt: number;
+}
+
+export type EndReason = 'ended' | 'device-missing';
+
+export interface TwinState {
+  bootstrapped: boolean;
+  status: DeviceStatus;
+  lastSeen: string | null;
+  statusChangedAt: string | null;
+  /** Epoch ms of the last online→offline change: activity from before it does not bring the device back. */
+  offlineSince: number | null;
+  ipAddress: string | null;
+  firmwareVersion: string | null;
+  hardwareType: string | null;
+  locks: Record<string, PinLock>;
+  /** Last activity per pin, as far as the twin learnt it (signals and check-backs). */
+  pinActivity: Record<string, string>;
+  rules: TwinRule[];
+  /** By rule id. */
+  noData: Record<string, NoDataTimer>;
+  /** Epoch ms of the last status mirror write. */
+  mirroredAt: number;
+  /** Epoch ms since when `device:{id}` has been missing, or null. */
+  missingSince: number | null;
+  stats: { signals: number; updates: number; notifications: number; commandsDelivered: number; runs: number };
+  /** Why the twin is ending, once it is. */
+  ending: EndReason | null;
+  /** This run's messages (signals and Updates) and when the last came: the continue-as-new budget is per run. */
+  run: { messages: number; lastMessageAt: number };
+}
+
+/** What a twin is, fixed for its life. */
+export interface TwinConfig {
+  deviceId: string;
+  projectId: string;
+  heartbeatTimeoutS: number;
+}
+
+// ---- Effects ---------------------------------------------------------------------------------
+
+/** I/O the shell runs, in order, one at a time. */
+export type TwinEffect =
+  /** Write status, statusChangedAt and lastSeen, as the state holds them when it runs, to the mirror. */
+  | { kind: 'writeStatus' }
+  | { kind: 'notify'; rule: TwinRule; type: NotificationType; title: string; message: string; priority: NotificationPriority }
+  /** Deliver the commands kept for the device while it was not online. */
+  | { kind: 'flushCommands' }
+  | { kind: 'writeInfo'; changes: DeviceInfoFields };
+
+export interface Decision {
+  state: TwinState;
+  effects: TwinEffect[];
+}
+
+/** Work a message queues behind the twin's running steps: decided when its turn comes. */
+export type TwinStep =
+  | { kind: 'activityAt'; at: string }
+  | { kind: 'offlineAt'; at: string }
+  | { kind: 'healMirror' }
+  | { kind: 'info'; changes: DeviceInfoFields; at: string | null };
+
+/** What a handler learnt from a message: the new state, the step to queue, and why it was ignored. */
+export interface Received {
+  state: TwinState;
+  step: TwinStep | null;
+  warning?: string;
+}
+
+/** What a check-back must read before it can decide. */
+export interface CheckBackPlan {
+  /** When the timer fired. */
+  at: number;
+  /** Pins whose last data the due no_data rules need. */
+  pins: string[];
+  dueRuleIds: string[];
+}
+
+// ---- Tunables --------------------------------------------------------------------------------
+
+/** Continue-as-new at this history length even if Temporal has not suggested it yet. */
+export const HISTORY_EVENT_BUDGET = 10_000;
+/** ...or after this many messages (signals and Updates) in one run: short runs replay fast. */
+export const RUN_MESSAGE_BUDGET = 2_000;
+/**
+ * Continue-as-new fails when a message lands while it is being committed (the server makes the
+ * run take the message first, from a full replay). So once due, it waits for a lull of this long
+ * without messages, unless the run nears Temporal's refusal of signals (10,000 per run).
+ */
+export const CONTINUE_AS_NEW_LULL_MS = 300;
+export const RUN_MESSAGE_HARD_LIMIT = 4_000;
+/** A device hash missing this many heartbeat timeouts (at least 5 s) ends the twin: its delete's `end` was lost. */
+const ORPHAN_GRACE_HEARTBEATS = 2;
+const ORPHAN_GRACE_MIN_MS = 5_000;
+/** An activity signal while the twin already thinks online means the mirror disagrees: rewrite it, at most this often. */
+export const MIRROR_HEAL_INTERVAL_MS = 10_000;
+
+// ---- Time helpers ----------------------------------------------------------------------------
+
+export const isoOf = (ms: number): string => new Date(ms).toISOString();
+export const msOf = (iso: string | null | undefined): number | null => {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+};
+const isTime = (v: unknown): v is string => typeof v === 'string' && msOf(v) !== null;
+/** The later of two ISO times (a null or unparsable one loses). */
+export const later = (a: string | null, b: string | null): string | null => {
+  const am = msOf(a);
+  const bm = msOf(b);
+  if (bm === null) return am === null ? null : a;
+  if (am === null) return b;
+  return bm > am ? b : a;
+};
+
+const timeoutMs = (cfg: TwinConfig): number => cfg.heartbeatTimeoutS * 1000;
+const orphanGraceMs = (cfg: TwinConfig): number => Math.max(ORPHAN_GRACE_HEARTBEATS * timeoutMs(cfg), ORPHAN_GRACE_MIN_MS);
+
+// ---- Building and resuming -------------------------------------------------------------------
+
+export function freshState(): TwinState {
+  return {
+    bootstrapped: false,
+    status: 'offline',
+    lastSeen: null,
+    statusChangedAt: null,
+    offlineSince: null,
+    ipAddress: null,
+    firmwareVersion: null,
+    hardwareType: null,
+    locks: {},
+    pinActivity: {},
+    rules: [],
+    noData: {},
+    mirroredAt: 0,
+    missingSince: null,
+    stats: { signals: 0, updates: 0, notifications: 0, commandsDelivered: 0, runs: 1 },
+    ending: null,
+    run: { messages: 0, lastMessageAt: 0 },
+  };
+}
+
+/**
+ * The state a run starts from: fresh, or what the previous run carried through continue-as-new.
+ * Runs carried by older code lack the newer fields; the run counters start again each run.
+ */
+export function resumeState(carried: Partial<TwinState> | undefined): TwinState {
+  if (!carried) return freshState();
+  return { ...freshState(), ...carried, ending: null, run: { messages: 0, lastMessageAt: 0 } };
+}
+
+/** The state carried to the next run. */
+export function carryOver(s: TwinState): TwinState {
+  return { ...s, stats: { ...s.stats, runs: s.stats.runs + 1 } };
+}
+
+/** A pin name in canonical form, or null when it is not a pin. */
+export function canonicalPin(pin: unknown): string | null {
+  return typeof pin === 'string' ? (parsePin(pin)?.name ?? null) : null;
+}
+
+// ---- Rules -----------------------------------------------------------------------------------
+
+/** New rules: no_data timers of unchanged rules keep running, new or changed ones arm at `now`. */
+export function withRules(s: TwinState, rules: TwinRule[], now: number): TwinState {
+  const noData: Record<string, NoDataTimer> = {};
+  for (const rule of rules) {
+    if (rule.condition !== 'no_data' || rule.duration === null) continue;
+    const old = s.noData[rule.id];
+    noData[rule.id] =
+      old && old.pin === rule.pin && old.durationS === rule.duration
+        ? old
+        : { pin: rule.pin, durationS: rule.duration, armedAt: now, silenceSince: null, checkAt: now + rule.duration * 1000 };
+  }
+  return { ...s, rules, noData };
+}
+
+// ---- Start -----------------------------------------------------------------------------------
+
+/** A twin starting fresh takes what the mirror holds; a device without a status gets one written. */
+export function bootstrapped(s: TwinState, boot: BootstrapResult, now: number): Decision {
+  const m = boot.mirror;
+  const status = m.status ?? 'offline';
+  let lastSeen = later(s.lastSeen, m.lastSeen);
+  if (status === 'online' && lastSeen === null) lastSeen = m.statusChangedAt ?? isoOf(now);
+  let next: TwinState = {
+    ...s,
+    bootstrapped: true,
+    missingSince: boot.exists ? s.missingSince : now,
+    status,
+    statusChangedAt: m.statusChangedAt,
+    lastSeen,
+    offlineSince: status === 'offline' ? msOf(m.statusChangedAt) : s.offlineSince,
+    ipAddress: m.ipAddress,
+    firmwareVersion: m.firmwareVersion,
+    hardwareType: m.hardwareType,
+    locks: Object.fromEntries(boot.locks.map((l) => [l.pin, l])),
+  };
+  next = withRules(next, boot.rules, now);
+  if (boot.exists && m.status === null) {
+    return { state: { ...next, statusChangedAt: isoOf(now) }, effects: [{ kind: 'writeStatus' }] };
+  }
+  return { state: next, effects: [] };
+}
+
+/** The mirror was written; it may have moved lastSeen further (the gateway writes it too). */
+export function statusWritten(s: TwinState, mirrorLastSeen: string | null, now: number): TwinState {
+  return { ...s, mirroredAt: now, lastSeen: mirrorLastSeen ? later(s.lastSeen, mirrorLastSeen) : s.lastSeen };
+}
+
+export function commandsFlushed(s: TwinState, delivered: number): TwinState {
+  return { ...s, stats: { ...s.stats, commandsDelivered: s.stats.commandsDelivered + delivered } };
+}
+
+export function notified(s: TwinState): TwinState {
+  return { ...s, stats: { ...s.stats, notifications: s.stats.notifications + 1 } };
+}
+
+// ---- Messages --------------------------------------------------------------------------------
+
+/** Counts a signal or Update toward this run's budget. */
+function counted(s: TwinState, kind: 'signals' | 'updates', now: number): TwinState {
+  return {
+    ...s,
+    stats: { ...s.stats, [kind]: s.stats[kind] + 1 },
+    run: { messages: s.run.messages + 1, lastMessageAt: now },
+  };
+}
+
+const seenAt = (s: TwinState, at: string): TwinState => ({ ...s, lastSeen: later(s.lastSeen, at) });
+
+/**
+ * Activity from a device the gateway's mirror shows offline. An offline twin decides whether it
+ * comes online; an online one means the mirror disagrees with the twin, so it is rewritten (at
+ * most every MIRROR_HEAL_INTERVAL_MS).
+ */
+export function receiveActivity(s0: TwinState, input: Partial<ActivityInput> | undefined, now: number): Received {
+  const s = counted(s0, 'signals', now);
+  if (!isTime(input?.at)) return { state: s, step: null, warning: 'activity signal without a valid time ignored' };
+  const at = input.at;
+  let next = seenAt(s, at);
+  const pin = canonicalPin(input.pin);
+  if (pin) next = { ...next, pinActivity: { ...next.pinActivity, [pin]: later(next.pinActivity[pin] ?? null, at) ?? at } };
+  if (next.status === 'offline') return { state: next, step: { kind: 'activityAt', at } };
+  if (next.bootstrapped && now - next.mirroredAt >= MIRROR_HEAL_INTERVAL_MS) {
+    return { state: { ...next, mirroredAt: now }, step: { kind: 'healMirror' } };
+  }
+  return { state: next, step: null };
+}
+
+/** The device's status topic or Last Will. */
+export function receiveStatus(s0: TwinState, input: Partial<StatusInput> | undefined, now: number): Received {
+  const s = counted(s0, 'signals', now);
+  if ((input?.status !== 'online' && input?.status !== 'offline') || !isTime(input.at)) {
+    return { state: s, step: null, warning: 'status signal with a bad payload ignored' };
+  }
+  if (input.status === 'online') return { state: seenAt(s, input.at), step: { kind: 'activityAt', at: input.at } };
+  return { state: s, step: { kind: 'offlineAt', at: input.at } };
+}
+
+/** The device's info topic: changed fields (within the limits of common/device-info) and, with `at`, activity. */
+export function receiveInfo(s0: TwinState, input: Partial<InfoInput> | undefined, now: number): Received {
+  let s = counted(s0, 'signals', now);
+  const changes: DeviceInfoFields = {};
+  for (const field of INFO_FIELDS) {
+    const value = infoFieldValue(input?.[field]);
+    if (value !== null && value !== s[field]) {
+      changes[field] = value;
+      s = { ...s, [field]: value };
+    }
+  }
+  const at = isTime(input?.at) ? input.at : null;
+  if (at) s = seenAt(s, at);
+  return { state: s, step: { kind: 'info', changes, at } };
+}
+
+/** Counts an Update (lock, unlock, rulesChanged) toward the run's budget. */
+export function receiveUpdate(s: TwinState, now: number): TwinState {
+  return counted(s, 'updates', now);
+}
+
+export function endRequested(s: TwinState): TwinState {
+  return { ...s, ending: s.ending ?? 'ended' };
+}
+
+// ---- Steps: decided when their turn in the twin's queue comes --------------------------------
+
+/** online ⇄ offline: the mirror write, then the matching status rules' notifications, then (online) kept commands. */
+function transition(s: TwinState, status: DeviceStatus, at: string): Decision {
+  if (s.status === status) return { state: s, effects: [] };
+  const next: TwinState = {
+    ...s,
+    status,
+    statusChangedAt: at,
+    lastSeen: status === 'online' ? later(s.lastSeen, at) : s.lastSeen,
+    offlineSince: status === 'offline' ? msOf(at) : s.offlineSince,
+  };
+  const effects: TwinEffect[] = [{ kind: 'writeStatus' }];
+  for (const rule of s.rules) {
+    if (rule.condition !== status) continue;
+    effects.push({
+      kind: 'notify',
+      rule,
+      type: 'device_status',
+      title: `Device ${status}`,
+      message: rule.message ? rule.message.replaceAll('{value}', status) : `Device is ${status}`,
+      priority: status === 'offline' ? 'high' : 'normal',
+    });
+  }
+  if (status === 'online') effects.push({ kind: 'flushCommands' });
+  return { state: next, effects };
+}
+
+/** Activity at `at` brings an offline device online, unless it predates the device going offline. */
+function activityAt(s: TwinState, at: string): Decision {
+  if (s.status === 'online') return { state: s, effects: [] };
+  const atMs = msOf(at);
+  if (atMs === null || (s.offlineSince !== null && atMs <= s.offlineSince)) return { state: s, effects: [] };
+  return transition(s, 'online', at);
+}
+
+export function decideStep(s: TwinState, step: TwinStep): Decision {
+  switch (step.kind) {
+    case 'activityAt':
+      return activityAt(s, step.at);
+    case 'offlineAt': {
+      const statusAt = msOf(s.statusChangedAt);
+      if (statusAt !== null && (msOf(step.at) ?? 0) < statusAt) return { state: s, effects: [] }; // older than the last change
+      return transition(s, 'offline', step.at);
+    }
+    case 'healMirror':
+      return { state: s, effects: [{ kind: 'writeStatus' }] };
+    case 'info': {
+      const write: TwinEffect[] = Object.keys(step.changes).length > 0 ? [{ kind: 'writeInfo', changes: step.changes }] : [];
+      if (!step.at) return { state: s, effects: write };
+      const decision = activityAt(s, step.at);
+      return { state: decision.state, effects: [...write, ...decision.effects] };
+    }
+  }
+}
+
+// ---- Locks -----------------------------------------------------------------------------------
+
+/** Why a lock or unlock request is refused before it touches state, or null when it is fine. */
+export function lockRequestProblem(
+  s: TwinState,
+  req: Partial<UnlockInput> | undefined,
+): { code: 'DEVICE_NOT_FOUND' | 'INVALID_PIN' | 'VALIDATION_ERROR'; message: string } | null {
+  if (s.ending !== null) return { code: 'DEVICE_NOT_FOUND', message: 'the twin is ending' };
+  if (canonicalPin(req?.pin) === null) return { code: 'INVALID_PIN', message: `invalid pin: ${String(req?.pin)}` };
+  const widgetId: unknown = req?.widgetId;
+  if (widgetId !== null && widgetId !== undefined && typeof widgetId !== 'string') {
+    return { code: 'VALIDATION_ERROR', message: 'widgetId must be a string or null' };
+  }
+  return null;
+}
+
+/** The lock a request leads to: the pin's lock when it has one (locking is idempotent), else a new one. */
+export function lockFor(s: TwinState, req: LockInput, now: number): PinLock {
+  const pin = canonicalPin(req.pin) ?? req.pin;
+  return s.locks[pin] ?? { pin, lockedAt: isoOf(now), widgetId: req.widgetId ?? null };
+}
+
+export function locked(s: TwinState, lock: PinLock): TwinState {
+  return { ...s, locks: { ...s.locks, [lock.pin]: lock } };
+}
+
+/** The pin whose lock a request releases, or null: no lock, or one held by another widget. */
+export function lockToRelease(s: TwinState, req: UnlockInput): string | null {
+  const pin = canonicalPin(req.pin) ?? req.pin;
+  const lock = s.locks[pin];
+  if (!lock) return null;
+  if (req.widgetId !== undefined && req.widgetId !== null && lock.widgetId !== req.widgetId) return null;
+  return pin;
+}
+
+export function unlocked(s: TwinState, pin: string): TwinState {
+  const { [pin]: _released, ...locks } = s.locks;
+  return { ...s, locks };
+}
+
+// ---- Timers ----------------------------------------------------------------------------------
+
+function heartbeatDeadline(s: TwinState, cfg: TwinConfig, now: number): number | null {
+  if (s.status !== 'online') return null;
+  return (msOf(s.lastSeen) ?? msOf(s.statusChangedAt) ?? now) + timeoutMs(cfg);
+}
+
+/** When the twin must next check back (epoch ms), or null when nothing is timed. */
+export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number): number | null {
+  if (s.missingSince !== null) return s.missingSince + orphanGraceMs(cfg);
+  let next = heartbeatDeadline(s, cfg, now);
+  for (const timer of Object.values(s.noData)) {
+    if (next === null || timer.checkAt < next) next = timer.checkAt;
+  }
+  return next;
+}
+
+/** A timer fired: what to read (last-seen times, due no_data pins), or null when nothing is due. */
+export function planCheckBack(s: TwinState, cfg: TwinConfig, now: number): CheckBackPlan | null {
+  const heartbeatDue = (heartbeatDeadline(s, cfg, now) ?? Infinity) <= now;
+  const due = Object.entries(s.noData).filter(([, timer]) => timer.checkAt <= now);
+  const orphanDue = s.missingSince !== null && s.missingSince + orphanGraceMs(cfg) <= now;
+  if (!heartbeatDue && due.length === 0 && !orphanDue) return null;
+  return {
+    at: now,
+    pins: [...new Set(due.flatMap(([, timer]) => (timer.pin ? [timer.pin] : [])))],
+    dueRuleIds: due.map(([ruleId]) => ruleId),
+  };
+}
+
+/** A no_data rule's timer after a check at `now`; `fires` once per silence, re-armed by data after it. */
+export function evaluateNoData(timer: NoDataTimer, lastData: number | null, now: number): { timer: NoDataTimer; fires: boolean } {
+  const durationMs = timer.durationS * 1000;
+  const rearmed = timer.silenceSince !== null && lastData !== null && lastData > timer.silenceSince;
+  const silenceSince = rearmed ? null : timer.silenceSince;
+  if (silenceSince !== null) return { timer: { ...timer, checkAt: now + durationMs }, fires: false }; // still silent: look again later
+  const since = Math.max(lastData ?? Number.NEGATIVE_INFINITY, timer.armedAt);
+  if (now - since >= durationMs) return { timer: { ...timer, silenceSince: since, checkAt: now + durationMs }, fires: true };
+  return { timer: { ...timer, silenceSince: null, checkAt: since + durationMs }, fires: false };
+}
+
+/**
+ * What the check-back read decides: the twin ends when its device stays missing; a silent
+ * online device goes offline (else kept commands go out); each due no_data rule fires or re-arms.
+ */
+export function checkedBack(s0: TwinState, cfg: TwinConfig, plan: CheckBackPlan, seen: LastSeenResult, now: number): Decision {
+  if (!seen.exists) {
+    if (s0.missingSince === null) return { state: { ...s0, missingSince: now }, effects: [] };
+    if (now - s0.missingSince >= orphanGraceMs(cfg)) return { state: { ...s0, ending: 'device-missing' }, effects: [] };
+    return { state: s0, effects: [] };
+  }
+  let s: TwinState = { ...s0, missingSince: null, lastSeen: later(s0.lastSeen, seen.lastSeen), pinActivity: { ...s0.pinActivity } };
+  for (const [pin, data] of Object.entries(seen.pins)) {
+    if (data) s.pinActivity[pin] = later(s.pinActivity[pin] ?? null, data.updatedAt) ?? data.updatedAt;
+  }
+
+  const effects: TwinEffect[] = [];
+  if (s.status === 'online') {
+    const lastSeen = msOf(s.lastSeen) ?? plan.at;
+    if (now - lastSeen >= timeoutMs(cfg)) {
+      const offline = transition(s, 'offline', isoOf(now));
+      s = offline.state;
+      effects.push(...offline.effects);
+    } else if (seen.pendingCommands > 0) {
+      effects.push({ kind: 'flushCommands' });
+    }
+  }
+
+  const noData = { ...s.noData };
+  for (const ruleId of plan.dueRuleIds) {
+    const timer = noData[ruleId];
+    if (!timer) continue;
+    const data = timer.pin ? seen.pins[timer.pin] : null;
+    const lastData = timer.pin ? msOf(data?.updatedAt) : msOf(seen.lastSeen);
+    const result = evaluateNoData(timer, lastData, now);
+    noData[ruleId] = result.timer;
+    const rule = result.fires ? s.rules.find((r) => r.id === ruleId) : undefined;
+    if (!rule) continue;
+    const value = rule.pin ? (data?.value ?? 'no value') : 'no value';
+    effects.push({
+      kind: 'notify',
+      rule,
+      type: 'no_data',
+      title: rule.pin ? `No data on ${rule.pin}` : 'No data from device',
+      message: rule.message ? rule.message.replaceAll('{value}', value) : `No data from ${rule.pin ?? 'the device'} for ${rule.duration} s`,
+      priority: 'high',
+    });
+  }
+  return { state: { ...s, noData }, effects };
+}
+
+// ---- History budget --------------------------------------------------------------------------
+
+/** Whether this run should hand over to a new one (Temporal suggests it, or a budget is spent). */
+export function continueAsNewDue(s: TwinState, info: { continueAsNewSuggested: boolean; historyLength: number }): boolean {
+  return info.continueAsNewSuggested || info.historyLength > HISTORY_EVENT_BUDGET || s.run.messages > RUN_MESSAGE_BUDGET;
+}
+
+// ---- The state query -------------------------------------------------------------------------
+
+/** The `state` query's answer. */
+export interface TwinView extends TwinConfig {
+  status: DeviceStatus;
+  lastSeen: string | null;
+  statusChangedAt: string | null;
+  ipAddress: string | null;
+  firmwareVersion: string | null;
+  hardwareType: string | null;
+  locks: PinLock[];
+  pinActivity: Record<string, string>;
+  rules: TwinRule[];
+  noData: Array<{ ruleId: string; pin: string | null; durationS: number; fired: boolean; checkAt: string }>;
+  stats: TwinState['stats'];
+  ending: boolean;
+}
+
+export function viewOf(s: TwinState, cfg: TwinConfig): TwinView {
+  return {
+    deviceId: cfg.deviceId,
+    projectId: cfg.projectId,
+    heartbeatTimeoutS: cfg.heartbeatTimeoutS,
+    status: s.status,
+    lastSeen: s.lastSeen,
+    statusChangedAt: s.statusChangedAt,
+    ipAddress: s.ipAddress,
+    firmwareVersion: s.firmwareVersion,
+    hardwareType: s.hardwareType,
+    locks: Object.values(s.locks),
+    pinActivity: { ...s.pinActivity },
+    rules: s.rules,
+    noData: Object.entries(s.noData).map(([ruleId, t]) => ({
+      ruleId,
+      pin: t.pin,
+      durationS: t.durationS,
+      fired: t.silenceSince !== null,
+      checkAt: isoOf(t.checkAt),
+    })),
+    stats: { ...s.stats },
+    ending: s.ending !== null,
+  };
+}
