@@ -3,7 +3,7 @@
  * createTwinWorker, a TwinClient, and helpers that stand for what other parts of the service
  * write to Redis (the device hash, rules, the gateway's hot-path writes).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import {
   DefaultLogger,
@@ -19,7 +19,9 @@ import { createMqttClient, mqttConnected, type MqttClient } from '../../common/m
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
+import { createDeviceStore } from '../../store/devices';
 import { createPendingCommandStore } from '../../store/pending-commands';
+import { createRuleStore } from '../../store/rules';
 import { createTwinWorker } from '../../workers/create-worker';
 import { testConfig } from '../harness/config';
 import { eventually, sleep } from '../helpers/wait';
@@ -108,15 +110,18 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Pr
   return env;
 }
 
-/** Stands for a device the device store created: the hash `device:{id}` exists. */
+/** A device created by the device store, as the management API creates it (without starting its twin). */
 export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
-  const deviceId = randomUUID();
   const projectId = randomUUID();
-  await redis.hset(keys.device(deviceId), { id: deviceId, projectId, name: 'test device', createdAt: new Date().toISOString() });
-  return { deviceId, projectId };
+  const { device } = await createDeviceStore(redis, randomBytes(32).toString('hex')).create(projectId, {
+    name: 'test device',
+    description: '',
+    tags: [],
+  });
+  return { deviceId: device.id, projectId };
 }
 
-/** Stands for the rules store: `rule:{id}` JSON plus the device's rule set. */
+/** A rule created by the rule store, as the management API creates it (the twin is told by the caller). */
 export async function addRule(
   redis: Redis,
   device: { deviceId: string; projectId: string },
@@ -135,7 +140,7 @@ export async function addRule(
     createdAt: new Date().toISOString(),
     ...rule,
   };
-  await redis.multi().set(keys.rule(full.id), JSON.stringify(full)).sadd(keys.deviceRules(full.deviceId), full.id).exec();
+  if (!(await createRuleStore(redis).create(full))) throw new Error('the rule store refused the rule');
   return full;
 }
 
