@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 const bool = z
@@ -20,6 +21,15 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
     .default('dds'),
+  /** This node's stable name: its broker sessions are `dds-gw-{NODE_ID}-{n}`, so a restarted node takes back what was in flight. */
+  NODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 letters, digits, _ . and - only')
+    .default(hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64) || 'gateway'),
+  /** Device-value connections per node: each takes one message at a time and acknowledges it once stored. */
+  MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(8),
+  /** How long the broker keeps a node's sessions (and queues its share of values) while the node is down. */
+  MQTT_SESSION_EXPIRY_S: z.coerce.number().int().min(0).max(4_294_967_295).default(86_400),
   MQTT_DYNSEC_USERNAME: z.string().optional(),
   MQTT_DYNSEC_PASSWORD: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),

@@ -15,6 +15,27 @@ export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAM
   });
 }
 
+/**
+ * A connection with a persistent session: a fixed client id, `clean: false` and an MQTT 5 session
+ * expiry, so what the broker sent but this client did not acknowledge is sent again when the same
+ * id reconnects (after a crash too), and what arrives meanwhile is queued for it.
+ */
+export function createMqttSessionClient(
+  config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD' | 'MQTT_SESSION_EXPIRY_S'>,
+  clientId: string,
+): MqttClient {
+  return mqtt.connect(config.MQTT_URL, {
+    protocolVersion: 5,
+    clientId,
+    username: config.MQTT_USERNAME,
+    password: config.MQTT_PASSWORD,
+    reconnectPeriod: 1000,
+    connectTimeout: 5000,
+    clean: false,
+    properties: { sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S },
+  });
+}
+
 /** Resolves once the client is connected (or rejects after `ms`). */
 export function mqttConnected(client: MqttClient, ms = 10000): Promise<void> {
   if (client.connected) return Promise.resolve();

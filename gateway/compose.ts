@@ -4,7 +4,7 @@ import { createRoomEmitter } from '../activities/socket-events';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
-import { createMqttClient } from '../common/mqtt';
+import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
 import { createStores } from '../store';
 import { createGateway, type Gateway } from './app';
@@ -54,7 +54,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     topicRoot: config.MQTT_TOPIC_ROOT,
     retentionMs: config.HISTORY_RETENTION_DAYS * 86_400_000,
   });
-  const bridge = startMqttBridge({ mqtt, redis, ingest, twins, logger, metrics, topicRoot: config.MQTT_TOPIC_ROOT });
+  const ingestClients = Array.from({ length: config.MQTT_INGEST_CONNECTIONS }, (_, n) =>
+    createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`),
+  );
+  for (const client of ingestClients) client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt ingest connection error'));
+  const bridge = startMqttBridge({ clients: ingestClients, redis, ingest, twins, logger, metrics, topicRoot: config.MQTT_TOPIC_ROOT });
 
   const gateway = createGateway({
     config,
@@ -83,9 +87,9 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     gateway,
     async stop() {
       await gateway.close();
-      bridge.stop();
+      await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
-      await Promise.allSettled([mqtt.endAsync(), broker.close(), connection.close()]);
+      await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close()]);
       await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit()]);
     },
   };

@@ -14,7 +14,8 @@ const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
 const infoPayload = z.object({ firmwareVersion: infoField, ipAddress: infoField, hardwareType: infoField }).strict();
 
 export interface BridgeDeps {
-  mqtt: MqttClient;
+  /** The node's device-value connections (persistent sessions, common/mqtt.ts createMqttSessionClient). */
+  clients: MqttClient[];
   redis: Redis;
   ingest: Ingest;
   twins: TwinClient;
@@ -25,16 +26,31 @@ export interface BridgeDeps {
 
 /** Shared-subscription group: every gateway node joins it, so each device message is handled once. */
 const SHARE_GROUP = 'dds-gateway';
+/** A message whose handling keeps failing (a dependency down) is retried this long, then left unacknowledged. */
+const STORE_RETRY_MS = 30_000;
+const STORE_RETRY_MAX_DELAY_MS = 2_000;
+
+type Packet = Parameters<MqttClient['handleMessage']>[0];
 
 /**
  * The MQTT bridge (DESIGN §6): device values go through the ingest pipeline; status and info go
  * to the device's twin. Malformed topics and payloads are ignored; oversized values are dropped.
+ *
+ * A value is acknowledged to the broker (PUBACK) only once the pipeline has handled it: each
+ * connection takes one message at a time through MQTT.js's `handleMessage`, whose callback sends
+ * the acknowledgement, so a node that dies leaves what it had not stored unacknowledged in its
+ * broker session, and the broker sends it again when the node (same NODE_ID) comes back. The
+ * node's in-flight window is its number of connections; a slow Redis therefore slows the broker's
+ * delivery to the node instead of piling up promises.
  */
 export function startMqttBridge(deps: BridgeDeps) {
-  const { mqtt, logger } = deps;
+  const { clients, logger } = deps;
   const dropped = deps.metrics.counter('dds_mqtt_values_dropped_total', 'MQTT values dropped (oversized or invalid pin)');
   const handled = deps.metrics.counter('dds_mqtt_messages_total', 'MQTT device messages handled');
-  let subscribed = false;
+  const subscribed = new Set<MqttClient>();
+  const filters = deviceTopicFilters(deps.topicRoot, SHARE_GROUP);
+  let stopped = false;
+  let inFlight = 0;
 
   async function projectOf(deviceId: string): Promise<string | null> {
     return deps.redis.hget(keys.device(deviceId), 'projectId');
@@ -43,10 +59,10 @@ export function startMqttBridge(deps: BridgeDeps) {
   async function handle(topic: string, payload: Buffer): Promise<void> {
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
-    handled.inc();
     const text = payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
+      handled.inc();
       if (!result.ok) {
         dropped.inc();
         logger.debug({ deviceId: parsed.deviceId, pin: parsed.pin, code: result.code }, 'mqtt value dropped');
@@ -54,6 +70,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       return;
     }
     const projectId = await projectOf(parsed.deviceId);
+    handled.inc();
     if (!projectId) return;
     const at = new Date().toISOString();
     if (parsed.kind === 'status') {
@@ -71,31 +88,72 @@ export function startMqttBridge(deps: BridgeDeps) {
     if (info.success) await deps.twins.info(parsed.deviceId, projectId, info.data);
   }
 
-  const onMessage = (topic: string, payload: Buffer) => {
-    handle(topic, payload).catch((err: unknown) => logger.error({ err, topic }, 'mqtt message failed'));
-  };
-  const subscribe = () => {
-    mqtt.subscribeAsync(deviceTopicFilters(deps.topicRoot, SHARE_GROUP), { qos: 1 }).then(
-      () => (subscribed = true),
-      (err: unknown) => logger.error({ err }, 'mqtt subscribe failed'),
-    );
-  };
-  const lost = () => (subscribed = false);
-  mqtt.on('message', onMessage);
-  mqtt.on('connect', subscribe);
-  mqtt.on('close', lost);
-  if (mqtt.connected) subscribe();
+  /** True once handled; false when it kept failing (or the node is stopping): then it stays unacknowledged. */
+  async function handleUntilDone(client: MqttClient, packet: Packet): Promise<boolean> {
+    const giveUpAt = Date.now() + STORE_RETRY_MS;
+    let delay = 100;
+    for (;;) {
+      if (stopped) return false;
+      try {
+        await handle(packet.topic, Buffer.from(packet.payload));
+        return true;
+      } catch (err) {
+        if (!client.connected || Date.now() + delay > giveUpAt) {
+          logger.error({ err, topic: packet.topic }, 'device message not handled; left unacknowledged for the broker to send again');
+          return false;
+        }
+        logger.warn({ err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay }, 'device message failed; retrying');
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, STORE_RETRY_MAX_DELAY_MS);
+      }
+    }
+  }
+
+  const listeners = clients.map((client) => {
+    client.handleMessage = (packet, callback) => {
+      inFlight += 1;
+      void handleUntilDone(client, packet).then((done) => {
+        inFlight -= 1;
+        if (done) callback();
+        else callback(new Error('not handled'));
+      });
+    };
+    const subscribe = () => {
+      client.subscribeAsync(filters, { qos: 1 }).then(
+        () => subscribed.add(client),
+        (err: unknown) => logger.error({ err }, 'mqtt subscribe failed'),
+      );
+    };
+    const lost = () => subscribed.delete(client);
+    client.on('connect', subscribe);
+    client.on('close', lost);
+    if (client.connected) subscribe();
+    return { client, subscribe, lost };
+  });
 
   return {
-    /** Readiness: rejects until the device topics are subscribed on a live connection. */
+    /** Readiness: rejects until every device-value connection is live and subscribed. */
     async check(): Promise<void> {
-      if (!mqtt.connected) throw new Error('not connected to the broker');
-      if (!subscribed) throw new Error('device topics not subscribed yet');
+      const down = clients.filter((c) => !c.connected).length;
+      if (down > 0) throw new Error(`${down} of ${clients.length} broker connections down`);
+      if (subscribed.size < clients.length) throw new Error('device topics not subscribed yet');
     },
-    stop() {
-      mqtt.off('message', onMessage);
-      mqtt.off('connect', subscribe);
-      mqtt.off('close', lost);
+    /**
+     * A graceful stop: leave the share group first, so the broker sends new values to the other
+     * nodes instead of queueing them in this node's sessions, then finish what was already
+     * received (up to `graceMs`). A crash skips this: its share waits in its sessions until the
+     * node is back.
+     */
+    async stop(graceMs: number): Promise<void> {
+      for (const { client, subscribe, lost } of listeners) {
+        client.off('connect', subscribe);
+        client.off('close', lost);
+      }
+      const deadline = Date.now() + graceMs;
+      const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
+      await bounded(Promise.allSettled(clients.filter((c) => c.connected).map((c) => c.unsubscribeAsync(filters))));
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      stopped = true;
     },
   };
 }

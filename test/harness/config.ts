@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Config, loadConfig } from '../../common/config';
 
 /** The service config pointed at this run's test servers; `overrides` win over the environment. */
@@ -8,5 +9,7 @@ export function testConfig(overrides: Partial<Record<string, string>> = {}): Con
         'whose global setup (test/harness/global-setup.ts) starts them.',
     );
   }
-  return loadConfig({ ...process.env, ...overrides });
+  // A node name of its own (its broker sessions are named after it) and sessions that do not
+  // outlive the run: test files share one broker.
+  return loadConfig({ ...process.env, NODE_ID: `test-${randomUUID()}`, MQTT_SESSION_EXPIRY_S: '60', ...overrides });
 }

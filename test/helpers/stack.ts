@@ -100,11 +100,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     MQTT_TOPIC_ROOT: `t${randomUUID().slice(0, 8)}`,
     ADMIN_TOKEN,
     SHUTDOWN_GRACE_MS: '2000',
+    MQTT_INGEST_CONNECTIONS: '2',
     ...options.overrides,
   });
   const credentialKey = randomBytes(32).toString('hex');
   const nodes: StackNode[] = [];
-  for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode(config, credentialKey));
+  // Each node has a name of its own: its broker sessions are named after it.
+  for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode({ ...config, NODE_ID: `test-${randomUUID()}` }, credentialKey));
   const worker = options.worker ? await startWorker(config) : null;
   const redis = createRedis(config.REDIS_URL, 'test-inspector');
   const first = nodes[0] as StackNode;
