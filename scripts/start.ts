@@ -7,6 +7,7 @@ import { localCredentialKey } from '../common/credential-key';
 import { createLogger } from '../common/logger';
 import { createMqttClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
+import { guardProcess } from '../common/process-guards';
 import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   const running = worker.run();
 
   const port = await composed.gateway.listen(config.PORT);
+  guardProcess(logger, composed.gateway.metrics);
   logger.info({ url: `http://localhost:${port}` }, 'Device Data Service is up');
   process.stdout.write(`Device Data Service listening on http://localhost:${port} (GET /healthz, /readyz)\n`);
 
