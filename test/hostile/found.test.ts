@@ -31,7 +31,10 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  // Nothing above was survived only thanks to the process guards: each case is handled where it arises.
+  const metrics = await gateway?.request('GET', '/metrics');
   await gateway?.stop();
+  expect(metrics?.text).toMatch(/^dds_process_faults_total 0$/m);
 });
 
 afterEach(() => {

@@ -72,9 +72,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const exitCode = gateway?.exitCode();
+  const metrics = await gateway?.request('GET', '/metrics');
   await gateway?.stop();
   await stack?.stop();
   expect(exitCode).toBeUndefined();
+  // No fault was merely survived (logged and counted by the process guards) either.
+  expect(metrics?.text).toMatch(/^dds_process_faults_total 0$/m);
 });
 
 // ---- generators -------------------------------------------------------------------------------
