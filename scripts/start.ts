@@ -67,6 +67,11 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker = await createTwinWorker({ config, connection, redis: workerRedis, mqtt: workerMqtt, logger });
   const running = worker.run();
+  // A lost worker ends the node on purpose (docs/architecture.md): a node without it serves no twin.
+  running.catch((err: unknown) => {
+    logger.fatal({ err }, 'twin worker failed; exiting');
+    process.exit(1);
+  });
 
   const port = await composed.gateway.listen(config.PORT);
   guardProcess(logger, composed.gateway.metrics);
