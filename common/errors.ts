@@ -25,6 +25,7 @@ export const ERRORS = {
   MEMBER_NOT_FOUND: { status: 404, message: 'Member not found' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body is in a content encoding or charset the service does not read' },
   RATE_LIMIT_EXCEEDED: { status: 429, message: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, message: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'A dependency is unavailable; nothing was written' },

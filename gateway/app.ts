@@ -4,6 +4,7 @@ import type { Metrics } from '../common/metrics';
 import type { Redis } from '../common/redis';
 import { accessLog } from './http/access-log';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { jsonBody } from './http/json-body';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -35,6 +36,8 @@ export interface Gateway {
   app: express.Express;
   server: Server;
   sockets: SocketServer;
+  /** This node's counters (GET /metrics). */
+  metrics: Metrics;
   listen(port: number, host?: string): Promise<number>;
   /** Stops taking requests, lets in-flight ones finish (up to the grace period), then closes. */
   close(): Promise<void>;
@@ -81,7 +84,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   });
   app.use('/external/api/v1', externalRestRoutes(components));
   app.use('/external/api', simpleRoutes(components));
-  app.use(express.json({ limit: '256kb' }));
+  app.use(jsonBody);
 
   const api = express.Router();
   for (const routes of managementRouters) api.use(routes(components));
@@ -93,6 +96,7 @@ export function createGateway(components: GatewayComponents): Gateway {
     app,
     server,
     sockets,
+    metrics,
     listen(port, host = config.HOST) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../common/config';
 import { requireCredentialKey } from '../common/credential-key';
 import { createLogger } from '../common/logger';
+import { guardProcess } from '../common/process-guards';
 import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from './compose';
 
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
   const composed = await composeGateway(config, logger, requireCredentialKey(config));
   const port = await composed.gateway.listen(config.PORT);
+  guardProcess(logger, composed.gateway.metrics);
   logger.info({ port }, 'gateway listening');
   onShutdownSignal(logger, () => composed.stop());
 }

@@ -7,6 +7,7 @@ import { localCredentialKey } from '../common/credential-key';
 import { createLogger } from '../common/logger';
 import { createMqttClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
+import { guardProcess } from '../common/process-guards';
 import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
@@ -66,8 +67,14 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker = await createTwinWorker({ config, connection, redis: workerRedis, mqtt: workerMqtt, logger });
   const running = worker.run();
+  // A lost worker ends the node on purpose (docs/architecture.md): a node without it serves no twin.
+  running.catch((err: unknown) => {
+    logger.fatal({ err }, 'twin worker failed; exiting');
+    process.exit(1);
+  });
 
   const port = await composed.gateway.listen(config.PORT);
+  guardProcess(logger, composed.gateway.metrics);
   logger.info({ url: `http://localhost:${port}` }, 'Device Data Service is up');
   process.stdout.write(`Device Data Service listening on http://localhost:${port} (GET /healthz, /readyz)\n`);
 

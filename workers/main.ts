@@ -7,6 +7,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../common/config';
 import { createLogger } from '../common/logger';
 import { createMqttClient, mqttConnected } from '../common/mqtt';
+import { guardProcess } from '../common/process-guards';
 import { createRedis } from '../common/redis';
 import { createTwinWorker } from './create-worker';
 import { temporalLogger } from './temporal-logger';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
+  guardProcess(logger);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'twin worker running');
   try {
     await worker.run();

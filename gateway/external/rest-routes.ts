@@ -1,12 +1,23 @@
-import { Router } from 'express';
-import { notFoundHandler } from '../http/error-handler';
+import { Router, type Request } from 'express';
+import { AppError } from '../../common/errors';
+import { malformedPathParam, notFoundHandler, percentDecodes } from '../http/error-handler';
 import { createRateLimiter } from '../http/rate-limit';
 import type { RouteDeps } from '../route-deps';
 import { requireApiKey } from './api-key-auth';
-import { jsonBody } from './json-body';
+import { jsonBody } from '../http/json-body';
 import { externalDeviceRoutes } from './rest-devices';
 import { externalNotifyRoutes } from './rest-notify';
 import { externalPinRoutes } from './rest-pins';
+
+/**
+ * Every path with parameters here is /devices/{deviceId}/…: a device id that does not
+ * percent-decode names no device (SPEC §7 DEVICE_NOT_FOUND); otherwise the pin did not decode
+ * (INVALID_PIN).
+ */
+function undecodableParam(req: Request): AppError {
+  const deviceId = req.path.split('/')[2] ?? '';
+  return percentDecodes(deviceId) ? new AppError('INVALID_PIN', 'The pin is not valid percent-encoded UTF-8') : new AppError('DEVICE_NOT_FOUND');
+}
 
 /**
  * The external REST interface, mounted at /external/api/v1 (SPEC §4.6): API key, plan and rate
@@ -20,5 +31,6 @@ export function externalRestRoutes(deps: RouteDeps): Router {
   router.use(externalPinRoutes(deps));
   router.use(externalNotifyRoutes(deps));
   router.use(notFoundHandler);
+  router.use(malformedPathParam(undecodableParam));
   return router;
 }

@@ -6,7 +6,7 @@ import { createRateLimiter } from '../http/rate-limit';
 import { parseInput } from '../http/validate';
 import type { RouteDeps } from '../route-deps';
 import { requireDeviceToken, tokenDeviceOf } from './device-token-auth';
-import { jsonBody } from './json-body';
+import { jsonBody } from '../http/json-body';
 import { notifyBody, notifyForDevice } from './notify';
 import { batch, parsePinPayload, pinAndValue, pinNameOf, writeBatch, writePin } from './pin-writes';
 import { sendFields } from './respond';

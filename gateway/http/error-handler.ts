@@ -1,15 +1,63 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, isAppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { errorBody } from './respond';
 
-interface BodyParserError {
-  type: string;
-  status?: number;
+/**
+ * An error Express or body-parser raises for a request it cannot read: http-errors style, with a
+ * 4xx `status`; body-parser adds a `type` (a zlib failure inside a Content-Encoding has none).
+ */
+interface RequestReadError {
+  status: number;
+  type?: unknown;
 }
 
-function isBodyParserError(e: unknown): e is BodyParserError {
-  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string';
+function isRequestReadError(e: unknown): e is RequestReadError {
+  if (!(e instanceof Error)) return false;
+  const status = (e as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** Express 5's router could not percent-decode a path parameter (`%FF`, `%C3%28`): a URIError with status 400. */
+export function isMalformedPathParam(e: unknown): boolean {
+  return e instanceof URIError && isRequestReadError(e);
+}
+
+/** True when `text` (a raw path segment) percent-decodes as UTF-8. */
+export function percentDecodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Lets an interface answer a path parameter that does not percent-decode with its own code (the
+ * external REST interface follows SPEC §7); any other error passes on to `errorHandler`.
+ */
+export function malformedPathParam(toError: (req: Request) => AppError): ErrorRequestHandler {
+  return (err, req, _res, next) => next(isMalformedPathParam(err) ? toError(req) : err);
+}
+
+function requestReadError(err: RequestReadError): AppError {
+  if (isMalformedPathParam(err)) {
+    return new AppError('VALIDATION_ERROR', 'A path parameter is not valid percent-encoded UTF-8', [
+      { field: 'params', problem: 'not valid percent-encoded UTF-8' },
+    ]);
+  }
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE');
+    default:
+      return new AppError('VALIDATION_ERROR', 'The body could not be read (a broken Content-Encoding or an aborted upload)');
+  }
 }
 
 function isDependencyDown(e: unknown): boolean {
@@ -21,14 +69,14 @@ function isDependencyDown(e: unknown): boolean {
   );
 }
 
-/** Maps anything thrown into one AppError: the only place errors become HTTP answers. */
+/**
+ * Maps anything thrown into one AppError: the only place errors become HTTP answers. Every
+ * failure to read the request (body-parser, a Content-Encoding that does not inflate, a path
+ * parameter that does not percent-decode) is a 4xx here, never a 500.
+ */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
-  if (isBodyParserError(err)) {
-    if (err.type === 'entity.parse.failed') return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
-    if (err.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
-    if (err.status && err.status >= 400 && err.status < 500) return new AppError('VALIDATION_ERROR', 'The body could not be read');
-  }
+  if (isRequestReadError(err)) return requestReadError(err);
   if (isDependencyDown(err)) return new AppError('SERVICE_UNAVAILABLE');
   return new AppError('INTERNAL_ERROR');
 }

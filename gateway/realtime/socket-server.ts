@@ -1,22 +1,17 @@
 import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
-import { Server, type Socket } from 'socket.io';
+import { Server } from 'socket.io';
 import { z } from 'zod';
-import { rooms, type Ack, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
+import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
 import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
-import { toAppError } from '../http/error-handler';
 import type { Ingest } from '../ingest/ingest';
-
-interface SocketData {
-  userId: string;
-}
-
-type DdsSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+import { handleEvent } from './handle-event';
+import type { DdsSocket, SocketData } from './socket-types';
 
 const authSchema = z.object({ token: z.string().min(1) });
 const target = z.union([z.object({ projectId: z.uuid() }), z.object({ deviceId: z.uuid() })]);
@@ -37,10 +32,6 @@ export interface SocketServerDeps {
   logger: Logger;
 }
 
-function failure(err: unknown): { success: false; error: { code: string; message: string } } {
-  const e = toAppError(err);
-  return { success: false, error: { code: e.code, message: e.message } };
-}
 
 /** Socket.IO on the gateway (DESIGN §7), spread across nodes by the classic Redis adapter. */
 export function createSocketServer(deps: SocketServerDeps) {
@@ -69,41 +60,26 @@ export function createSocketServer(deps: SocketServerDeps) {
     return rooms.device(parsed.data.deviceId);
   }
 
+  async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean }> {
+    const parsed = pinWrite.safeParse(payload);
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value}');
+    await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'editor');
+    const result = await ingest({ ...parsed.data, origin: 'app' });
+    if (!result.ok) throw new AppError(result.code);
+    return { delivered: result.delivered };
+  }
+
   io.on('connection', (socket: DdsSocket) => {
-    socket.on('subscribe', async (payload, ack) => {
-      try {
-        await socket.join(await roomFor(socket, payload));
-        ack?.({ success: true });
-      } catch (err) {
-        ack?.(failure(err));
-      }
+    const on = handleEvent(socket, logger);
+    on('subscribe', async (payload) => {
+      await socket.join(await roomFor(socket, payload));
+      return {};
     });
-
-    socket.on('unsubscribe', async (payload, ack) => {
-      try {
-        await socket.leave(await roomFor(socket, payload));
-        ack?.({ success: true });
-      } catch (err) {
-        ack?.(failure(err));
-      }
+    on('unsubscribe', async (payload) => {
+      await socket.leave(await roomFor(socket, payload));
+      return {};
     });
-
-    socket.on('pin:write', async (payload, ack) => {
-      let answer: Ack<{ delivered: boolean }>;
-      try {
-        const parsed = pinWrite.safeParse(payload);
-        if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value}');
-        await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'editor');
-        const result = await ingest({ ...parsed.data, origin: 'app' });
-        if (!result.ok) throw new AppError(result.code);
-        answer = { success: true, delivered: result.delivered };
-      } catch (err) {
-        answer = failure(err);
-        if (answer.error.code === 'VALUE_TOO_LARGE' || answer.error.code === 'PIN_LOCKED') socket.emit('error', answer.error);
-        if (toAppError(err).status >= 500) logger.error({ err }, 'pin:write failed');
-      }
-      ack?.(answer);
-    });
+    on('pin:write', (payload) => pinWriteOf(socket, payload), ['VALUE_TOO_LARGE', 'PIN_LOCKED']);
   });
 
   const emit: EmitToRooms = async (targetRooms, event, ...args) => {

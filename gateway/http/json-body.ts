@@ -1,0 +1,36 @@
+import express, { type RequestHandler } from 'express';
+import { AppError } from '../../common/errors';
+
+/** Largest JSON body any interface reads. */
+export const BODY_MAX_BYTES = '256kb';
+
+/** Deepest nesting of objects and arrays a JSON body may have (the body itself is level 1). */
+export const BODY_MAX_DEPTH = 32;
+
+/** True when `value` nests objects or arrays deeper than `max` levels; iterative, so any depth is safe to check. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const depthLimit: RequestHandler = (req, _res, next) => {
+  if (nestedDeeperThan(req.body, BODY_MAX_DEPTH)) {
+    throw new AppError('VALIDATION_ERROR', `The body nests objects or arrays deeper than ${BODY_MAX_DEPTH} levels`, [
+      { field: 'body', problem: `nested deeper than ${BODY_MAX_DEPTH} levels` },
+    ]);
+  }
+  next();
+};
+
+/**
+ * The JSON body parser of every interface: at most 256 KiB, nested at most 32 levels deep.
+ * The external interfaces mount it after authentication and the rate limit, the management
+ * interface before its routes. A body it cannot read becomes a 4xx in `toAppError`.
+ */
+export const jsonBody: RequestHandler[] = [express.json({ limit: BODY_MAX_BYTES }), depthLimit];
