@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, isAppError } from '../../common/errors';
+import { AppError, isAppError, type ErrorCode } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import { StoreError, type StoreErrorCode } from '../../store/errors';
 import { errorBody } from './respond';
 
 interface BodyParserError {
@@ -21,9 +22,17 @@ function isDependencyDown(e: unknown): boolean {
   );
 }
 
+/** What each store error means to an HTTP client: the one place store errors become HTTP ones. */
+export const STORE_ERROR_HTTP = {
+  DEVICE_GONE: 'DEVICE_NOT_FOUND',
+  PIN_LOCKED: 'PIN_LOCKED',
+  KEPT_CHANGING: 'CONFLICT',
+} as const satisfies Record<StoreErrorCode, ErrorCode>;
+
 /** Maps anything thrown into one AppError: the only place errors become HTTP answers. */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (err instanceof StoreError) return new AppError(STORE_ERROR_HTTP[err.code], err.message);
   if (isBodyParserError(err)) {
     if (err.type === 'entity.parse.failed') return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
     if (err.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
