@@ -18,14 +18,15 @@ import { isStoreErrorCode, StoreError } from '../errors';
  * A line `-- #include lib/name.lua` is replaced by that file, so Lua helpers shared by several
  * scripts are written once.
  *
- * A script refuses a call (before writing anything) with `return redis.error_reply('STORE:CODE')`;
+ * A script refuses a call (before writing anything) with `return redis.error_reply('STORE:CODE')`
+ * (Redis sends it as `ERR STORE:CODE`);
  * that reply becomes StoreError(CODE) here and nowhere else.
  *
  * The files are read next to this module: from the sources under jest, from dist/store/lua after
  * `npm run build` (scripts/copy-lua.sh copies them there).
  */
 const INCLUDE = /^--\s*#include\s+(\S+)\s*$/gm;
-const STORE_REPLY = /^STORE:([A-Z_]+)/;
+const STORE_REPLY = /\bSTORE:([A-Z_]+)\b/;
 
 function source(file: string): string {
   return readFileSync(join(__dirname, file), 'utf8').replace(INCLUDE, (_line, lib: string) => source(lib));
