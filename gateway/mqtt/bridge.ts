@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceInfoSchema } from '../../common/device-info';
 import type { Logger } from '../../common/logger';
 import type { Metrics } from '../../common/metrics';
 import type { MqttClient } from '../../common/mqtt';
@@ -9,13 +10,6 @@ import type { Ingest } from '../ingest/ingest';
 import type { TwinClient } from '../twin-client';
 
 const statusPayload = z.enum(['online', 'offline']);
-const infoPayload = z
-  .object({
-    firmwareVersion: z.string().max(64).optional(),
-    ipAddress: z.string().max(64).optional(),
-    hardwareType: z.string().max(64).optional(),
-  })
-  .strict();
 
 export interface BridgeDeps {
   mqtt: MqttClient;
@@ -71,7 +65,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     } catch {
       return;
     }
-    const info = infoPayload.safeParse(json);
+    const info = deviceInfoSchema.safeParse(json);
     if (info.success) await deps.twins.info(parsed.deviceId, projectId, info.data);
   }
 

@@ -6,7 +6,6 @@ import { rooms, type Ack, type ClientToServerEvents, type ServerToClientEvents }
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import type { EmitToRooms } from '../../activities/socket-events';
 import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
 import { toAppError } from '../http/error-handler';
@@ -106,13 +105,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     });
   });
 
-  const emit: EmitToRooms = async (targetRooms, event, ...args) => {
-    io.to(targetRooms).emit(event, ...args);
-  };
-
   return {
-    io,
-    emit,
     /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
     async subscribed(): Promise<void> {
       const name = deps.sub.options.connectionName;
