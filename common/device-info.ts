@@ -7,9 +7,6 @@ import { z } from 'zod';
  */
 export const INFO_FIELD_MAX_LENGTH = 64;
 
-export const INFO_FIELDS = ['firmwareVersion', 'ipAddress', 'hardwareType'] as const;
-export type InfoField = (typeof INFO_FIELDS)[number];
-
 const field = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
 
 export const deviceInfoSchema = z
