@@ -25,19 +25,19 @@ function requireUser(sessions: SessionStore): RequestHandler {
 /**
  * The management API paths (under /api/v1) that take no user access token: creating an account and
  * logging in, and the operator endpoints, which check the ADMIN_TOKEN themselves. Every other path
- * there, unknown ones included, needs a valid bearer access token.
+ * there, unknown ones included, needs a valid bearer access token. Method '*': any method.
  */
 export const PUBLIC_MANAGEMENT_PATHS: readonly { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/auth\/register\/?$/ },
   { method: 'POST', path: /^\/auth\/login\/?$/ },
-  { method: 'PUT', path: /^\/admin\// },
+  { method: '*', path: /^\/admin\// },
 ];
 
 /** The bearer check of the management API, mounted once in front of all its routers. */
 export function requireUserExceptPublic(sessions: SessionStore): RequestHandler {
   const check = requireUser(sessions);
   return (req, res, next) => {
-    if (PUBLIC_MANAGEMENT_PATHS.some((p) => p.method === req.method && p.path.test(req.path))) {
+    if (PUBLIC_MANAGEMENT_PATHS.some((p) => (p.method === '*' || p.method === req.method) && p.path.test(req.path))) {
       next();
       return;
     }
