@@ -56,5 +56,3 @@ export function createChannelActivities(deps: ChannelDeps) {
     },
   };
 }
-
-export type ChannelActivities = ReturnType<typeof createChannelActivities>;

@@ -3,6 +3,7 @@ import { keys } from '../common/redis-keys';
 import { hsetWhileExists } from '../store/lua/hset-if-exists';
 import { parseLatestValue } from '../store/latest-value';
 import { parseLocks } from '../store/pin-locks';
+import { writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
 import { readTwinRules } from './rules';
 import type {
@@ -17,25 +18,6 @@ import type {
   WriteStatusRequest,
   WriteStatusResult,
 } from './types';
-
-/**
- * Status write, a no-op once the device is gone. lastSeen only moves forward (ISO 8601 UTC
- * strings of one format compare like the times they stand for).
- * Going offline also clears the gateway's wake marker, so the device's next message signals the
- * twin at once however recently the last wake was.
- * KEYS: 1 device:{id}, 2 device:{id}:state, 3 device:{id}:wake. ARGV: 1 status, 2 statusChangedAt, 3 lastSeen or ''.
- * Returns {1, lastSeen or ''} or {0, ''}.
- */
-const WRITE_STATUS_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, ''} end
-redis.call('HSET', KEYS[2], 'status', ARGV[1], 'statusChangedAt', ARGV[2])
-if ARGV[1] == 'offline' then redis.call('DEL', KEYS[3]) end
-local seen = redis.call('HGET', KEYS[2], 'lastSeen')
-if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
-  redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])
-  seen = ARGV[3]
-end
-return {1, seen or ''}`;
 
 function snapshot(h: Record<string, string>): MirrorSnapshot {
   return {
@@ -84,21 +66,11 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
 
     /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms. */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
-      const [written, seen] = (await redis.eval(
-        WRITE_STATUS_LUA,
-        3,
-        keys.device(req.deviceId),
-        keys.deviceState(req.deviceId),
-        keys.deviceWake(req.deviceId),
-        req.status,
-        req.statusChangedAt,
-        req.lastSeen ?? '',
-      )) as [number, string];
-      if (written !== 1) {
+      const { written, lastSeen } = await writeStatus(redis, req);
+      if (!written) {
         logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
         return { written: false, lastSeen: null };
       }
-      const lastSeen = seen || null;
       await emit([rooms.project(req.projectId), rooms.device(req.deviceId)], 'device:status', {
         deviceId: req.deviceId,
         status: req.status,

@@ -1,7 +1,7 @@
 import type { NotificationChannel, NotificationRule } from '../common/contracts';
 import { parsePin } from '../common/pins';
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { readDeviceRules } from '../store/rules';
 import type { TwinRule } from './types';
 
 const TWIN_CONDITIONS = new Set(['no_data', 'offline', 'online']);
@@ -36,21 +36,8 @@ export function toTwinRule(rule: Partial<NotificationRule>): TwinRule | null {
 
 /** The enabled no_data / offline / online rules of a device, in id order. */
 export async function readTwinRules(redis: Redis, deviceId: string): Promise<TwinRule[]> {
-  const ids = (await redis.smembers(keys.deviceRules(deviceId))).sort();
-  if (ids.length === 0) return [];
-  const docs = await redis.mget(...ids.map((id) => keys.rule(id)));
-  const rules: TwinRule[] = [];
-  for (const doc of docs) {
-    if (doc === null) continue;
-    let parsed: Partial<NotificationRule>;
-    try {
-      parsed = JSON.parse(doc) as Partial<NotificationRule>;
-    } catch {
-      continue;
-    }
-    if (parsed.deviceId !== undefined && parsed.deviceId !== deviceId) continue;
-    const rule = toTwinRule(parsed);
-    if (rule) rules.push(rule);
-  }
-  return rules;
+  return (await readDeviceRules(redis, deviceId)).flatMap((rule) => {
+    const twinRule = toTwinRule(rule);
+    return twinRule ? [twinRule] : [];
+  });
 }

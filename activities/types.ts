@@ -3,6 +3,7 @@
  * `import type`, so nothing here may need Node at run time.
  */
 import type { DeviceStatus, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
+import type { DeviceInfoFields } from '../common/device-info';
 
 /** A rule the twin watches itself (threshold rules belong to the gateway). */
 export interface TwinRule {
@@ -70,12 +71,7 @@ export interface WriteStatusResult {
   lastSeen: string | null;
 }
 
-export interface WriteInfoRequest {
-  deviceId: string;
-  ipAddress?: string;
-  firmwareVersion?: string;
-  hardwareType?: string;
-}
+export type WriteInfoRequest = { deviceId: string } & DeviceInfoFields;
 
 export interface WriteLockRequest {
   deviceId: string;

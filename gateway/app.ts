@@ -3,6 +3,7 @@ import express from 'express';
 import type { Metrics } from '../common/metrics';
 import type { Redis } from '../common/redis';
 import { accessLog } from './http/access-log';
+import { requireUserExceptPublic } from './http/auth-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { healthRoutes, type ReadinessCheck } from './health';
@@ -87,6 +88,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.use(jsonBody);
 
   const api = express.Router();
+  api.use(requireUserExceptPublic(components.stores.sessions));
   for (const routes of managementRouters) api.use(routes(components));
   app.use('/api/v1', api);
   app.use(notFoundHandler);

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { hashSecret, newSecret } from '../common/credentials';
+import { luaScript } from './lua/load';
+
+const REVOKE = luaScript('revoke-api-key-n');
+const TOUCH = luaScript('touch-api-key-1');
 
 export const API_KEY_PREFIX = 'dds_';
 /** lastUsedAt is refreshed at most this often. */
@@ -74,34 +78,20 @@ export function createApiKeyStore(redis: Redis) {
 
     /** Revokes a key of this user; returns false when the user has no such key. */
     async revoke(userId: string, keyId: string): Promise<boolean> {
-      const revoked = await redis.eval(
-        `if redis.call('HGET', KEYS[1], 'userId') ~= ARGV[1] then return 0 end
-         local hash = redis.call('HGET', KEYS[1], 'hash')
-         redis.call('DEL', KEYS[1], ARGV[3] .. hash)
-         redis.call('SREM', KEYS[2], ARGV[2])
-         return 1`,
-        2,
-        keys.apiKey(keyId),
-        keys.userApiKeys(userId),
-        userId,
-        keyId,
-        keys.apiKeyByHash(''),
+      const revoked = await REVOKE(
+        redis,
+        [keys.apiKey(keyId), keys.userApiKeys(userId)],
+        [userId, keyId, keys.apiKeyByHash('')],
       );
       return revoked === 1;
     },
 
     /** Records that a live key was used, at most once a minute whatever the traffic on any node. */
     async touch(keyId: string, now: Date): Promise<void> {
-      await redis.eval(
-        `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-         local last = redis.call('HGET', KEYS[1], 'lastUsedAt')
-         if last and last > ARGV[2] then return 0 end
-         redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[1])
-         return 1`,
-        1,
-        keys.apiKey(keyId),
-        now.toISOString(),
-        new Date(now.getTime() - TOUCH_EVERY_MS).toISOString(),
+      await TOUCH(
+        redis,
+        [keys.apiKey(keyId)],
+        [now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()],
       );
     },
 

@@ -2,6 +2,9 @@ import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { isRole, type Role } from '../common/roles';
 import { hsetIfExists } from './lua/hset-if-exists';
+import { luaScript } from './lua/load';
+
+const ADD_MEMBER = luaScript('add-member-3');
 
 export interface Member {
   userId: string;
@@ -27,19 +30,10 @@ export function createMemberStore(redis: Redis) {
 
     /** Adds a member; returns false when the user already belongs to the project (or it is gone). */
     async add(projectId: string, userId: string, role: Role): Promise<boolean> {
-      const added = await redis.eval(
-        `if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-         if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-         redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
-         return 1`,
-        3,
-        keys.projectMembers(projectId),
-        keys.userProjects(userId),
-        keys.project(projectId),
-        userId,
-        role,
-        Date.now(),
-        projectId,
+      const added = await ADD_MEMBER(
+        redis,
+        [keys.projectMembers(projectId), keys.userProjects(userId), keys.project(projectId)],
+        [userId, role, Date.now(), projectId],
       );
       return added === 1;
     },

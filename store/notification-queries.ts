@@ -1,7 +1,7 @@
 import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { redisScript } from '../common/redis-script';
+import { luaScript } from './lua/load';
 import { createNotificationStore } from './notifications';
 
 export interface NotificationFilter {
@@ -24,31 +24,10 @@ interface Entry {
   score: number;
 }
 
-/**
- * Marks records read. A record is never changed except for its read flag, and it is in the unread
- * set exactly while its JSON says unread, so a replacement built from the record read before is
- * written only if the id was still in the unread set (nobody marked it meanwhile).
- * KEYS: 1 project:{pid}:notifications:unread, 2.. notification:{id}
- * ARGV: per record key, its id then its JSON with read true ('' when the record is gone)
- * Returns how many records changed from unread to read.
- */
-const MARK_READ = redisScript(`
-local updated = 0
-for i = 2, #KEYS do
-  local id, json = ARGV[2 * i - 3], ARGV[2 * i - 2]
-  if redis.call('ZREM', KEYS[1], id) == 1 and json ~= '' and redis.call('EXISTS', KEYS[i]) == 1 then
-    redis.call('SET', KEYS[i], json)
-    updated = updated + 1
-  end
-end
-return updated`);
+/** Marks records read, only those still in the unread set; returns how many changed. */
+const MARK_READ = luaScript('mark-notifications-read-n');
 
-/** KEYS: 1 notification:{id}, 2 project:{pid}:notifications, 3 its unread subset. ARGV: 1 id. */
-const DELETE = redisScript(`
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return 1`);
+const DELETE = luaScript('delete-notification-3');
 
 /** Records read per round trip when a filter needs their content, and ids marked per read-all step. */
 const CHUNK = 500;

@@ -1,22 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { NotificationRecord } from '../common/contracts';
 import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
 
-/**
- * Idempotent create, one atomic round trip.
- * KEYS: 1 notification:{id}, 2 project:{pid}:notifications, 3 project:{pid}:notifications:unread,
- *       4 the key that must still exist (e.g. device:{id}), or the notification key itself when none
- * ARGV: 1 record JSON, 2 score (createdAt ms), 3 id, 4 '1' when read
- * Returns 1 created, 0 already there (a retry), -1 the owner is gone (nothing written).
- */
-const CREATE_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if KEYS[4] ~= KEYS[1] and redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-if ARGV[4] ~= '1' then redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3]) end
-return 1
-`;
+/** Idempotent create, one atomic round trip: 1 created, 0 already there (a retry), -1 the owner is gone. */
+const CREATE = luaScript('create-notification-4');
 
 export type CreateOutcome = 'created' | 'exists' | 'gone';
 
@@ -38,17 +26,15 @@ export function createNotificationStore(redis: Redis): NotificationStore {
   return {
     async create(record, options = {}) {
       const recordKey = keys.notification(record.id);
-      const result = await redis.eval(
-        CREATE_LUA,
-        4,
-        recordKey,
-        keys.projectNotifications(record.projectId),
-        keys.projectUnreadNotifications(record.projectId),
-        options.onlyIfExists ?? recordKey,
-        JSON.stringify(record),
-        String(Date.parse(record.createdAt)),
-        record.id,
-        record.read ? '1' : '0',
+      const result = await CREATE(
+        redis,
+        [
+          recordKey,
+          keys.projectNotifications(record.projectId),
+          keys.projectUnreadNotifications(record.projectId),
+          options.onlyIfExists ?? recordKey,
+        ],
+        [JSON.stringify(record), String(Date.parse(record.createdAt)), record.id, record.read ? '1' : '0'],
       );
       return result === 1 ? 'created' : result === 0 ? 'exists' : 'gone';
     },

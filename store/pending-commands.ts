@@ -1,12 +1,10 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { redisScript } from '../common/redis-script';
 import { hsetWhileExists } from './lua/hset-if-exists';
+import { luaScript } from './lua/load';
 
 /** DONE: removes a kept command only if it is still the one that was delivered (no newer value came). */
-const DONE = redisScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-return redis.call('HDEL', KEYS[1], ARGV[1])`);
+const DONE = luaScript('command-delivered-1');
 
 export interface PendingCommand {
   pin: string;
@@ -35,17 +33,9 @@ export function createPendingCommandStore(redis: Redis) {
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.pin.localeCompare(b.pin));
     },
 
-    async count(deviceId: string): Promise<number> {
-      return redis.hlen(keys.devicePending(deviceId));
-    },
 
     async delivered(deviceId: string, command: PendingCommand): Promise<void> {
       await DONE(redis, [keys.devicePending(deviceId)], [command.pin, command.raw]);
-    },
-
-    /** A lock drops what was kept for its pin: a locked pin takes no writes toward the device. */
-    async drop(deviceId: string, pin: string): Promise<void> {
-      await redis.hdel(keys.devicePending(deviceId), pin);
     },
   };
 }

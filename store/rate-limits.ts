@@ -1,6 +1,9 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { rateLimitScript } from './lua/rate-limit';
+import { luaScript } from './lua/load';
+
+/** Fixed-window rate limit of one user, minute and day, in one atomic step (rate-limit-2.lua). */
+const RATE_LIMIT = luaScript('rate-limit-2');
 
 export interface Limits {
   perMinute: number;
@@ -30,7 +33,7 @@ export function createRateLimitStore(redis: Redis) {
     const window = Math.floor(ms / MINUTE_MS);
     const minuteEndsAt = ((window + 1) * MINUTE_MS) / 1000;
     const dayEndsAt = ((Math.floor(ms / DAY_MS) + 1) * DAY_MS) / 1000;
-    const reply = (await rateLimitScript(
+    const reply = (await RATE_LIMIT(
       redis,
       [keys.rateLimitMinute(userId, window), keys.rateLimitDay(userId, now.toISOString().slice(0, 10))],
       [limits.perMinute, limits.perDay ?? -1, minuteEndsAt + EXPIRY_GRACE_S, dayEndsAt + EXPIRY_GRACE_S, count ? '1' : '0'],

@@ -1,26 +1,13 @@
 import type { NotificationRule } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { redisScript } from '../common/redis-script';
 import { publishRulesChanged } from './rules-changed';
 import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
+import { luaScript } from './lua/load';
 import { attemptOf, replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
 
-/**
- * KEYS: 1 rule:{id}, 2 old device:{id}:rules, 3 old device:{id}:rule-state, 4 new device:{id}, 5 new device:{id}:rules
- * ARGV: 1 the JSON the rule must still hold, 2 its replacement, 3 rule id, 4 projectId, 5 '1' to reset the edge state
- * Returns 1 written, 0 changed meanwhile, -1 gone, -2 the new device is not in the project.
- */
-const UPDATE = redisScript(`
-local current = redis.call('GET', KEYS[1])
-if not current then return -1 end
-if current ~= ARGV[1] then return 0 end
-if redis.call('HGET', KEYS[4], 'projectId') ~= ARGV[4] then return -2 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SREM', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[5], ARGV[3])
-if ARGV[5] == '1' then redis.call('HDEL', KEYS[3], ARGV[3]) end
-return 1`);
+/** Compare-and-set that may move the rule between devices: 1 written, 0 changed, -1 gone, -2 refused. */
+const UPDATE = luaScript('update-rule-5');
 
 /** Fields that decide when a rule fires: a change to any of them starts its edge state afresh. */
 const TRIGGER_FIELDS = ['deviceId', 'pin', 'condition', 'threshold', 'enabled'] as const;
@@ -40,6 +27,33 @@ function boundKeys(rule: NotificationRule) {
     projectIndex: keys.projectRules(rule.projectId),
     deviceIndex: keys.deviceRules(rule.deviceId),
   };
+}
+
+/**
+ * The stored rules of a device, in id order: the one read both the gateway's threshold cache and
+ * the twin's rule load use. A record that is not a JSON object, or that names another device, is skipped
+ * (`onUnreadable` hears of the former).
+ */
+export async function readDeviceRules(
+  redis: Redis,
+  deviceId: string,
+  onUnreadable: (err: unknown) => void = () => undefined,
+): Promise<NotificationRule[]> {
+  const ids = (await redis.smembers(keys.deviceRules(deviceId))).sort();
+  if (ids.length === 0) return [];
+  const docs = await redis.mget(ids.map((id) => keys.rule(id)));
+  return docs.flatMap((json) => {
+    if (json === null) return [];
+    let rule: NotificationRule;
+    try {
+      rule = parse(json);
+    } catch (err) {
+      onUnreadable(err);
+      return [];
+    }
+    if (typeof rule !== 'object' || rule === null) return [];
+    return rule.deviceId === undefined || rule.deviceId === deviceId ? [rule] : [];
+  });
 }
 
 export function createRuleStore(redis: Redis) {

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Plan } from '../common/config';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { hsetIfExists } from './lua/hset-if-exists';
+import { luaScript } from './lua/load';
 
 export interface User {
   id: string;
@@ -15,12 +17,8 @@ export interface StoredUser extends User {
   passwordHash: string;
 }
 
-/** Creates the user and claims the email in one step; returns null when the email is taken. */
-const CREATE_USER = `
-if redis.call('SETNX', KEYS[2], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'email', ARGV[2], 'name', ARGV[3], 'plan', ARGV[4],
-  'createdAt', ARGV[5], 'passwordHash', ARGV[6])
-return 1`;
+/** Creates the user and claims the email in one step. */
+const CREATE_USER = luaScript('create-user-2');
 
 function toUser(h: Record<string, string>): StoredUser | null {
   if (!h.id || !h.email || !h.plan || !h.createdAt || !h.passwordHash) return null;
@@ -49,17 +47,10 @@ export function createUserStore(redis: Redis) {
         createdAt: new Date().toISOString(),
         passwordHash: input.passwordHash,
       };
-      const created = await redis.eval(
-        CREATE_USER,
-        2,
-        keys.user(user.id),
-        keys.userByEmail(user.email),
-        user.id,
-        user.email,
-        user.name ?? '',
-        user.plan,
-        user.createdAt,
-        user.passwordHash,
+      const created = await CREATE_USER(
+        redis,
+        [keys.user(user.id), keys.userByEmail(user.email)],
+        [user.id, user.email, user.name ?? '', user.plan, user.createdAt, user.passwordHash],
       );
       return created === 1 ? user : null;
     },
@@ -75,14 +66,7 @@ export function createUserStore(redis: Redis) {
 
     /** Sets the plan of an existing user; returns false when there is no such user. */
     async setPlan(userId: string, plan: Plan): Promise<boolean> {
-      const updated = await redis.eval(
-        `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-         redis.call('HSET', KEYS[1], 'plan', ARGV[1]) return 1`,
-        1,
-        keys.user(userId),
-        plan,
-      );
-      return updated === 1;
+      return hsetIfExists(redis, keys.user(userId), { plan });
     },
   };
 }

@@ -11,7 +11,7 @@ export function bearerToken(req: Request): string | null {
 }
 
 /** Requires a valid access token; the user's id is then available through `userIdOf(res)`. */
-export function requireUser(sessions: SessionStore): RequestHandler {
+function requireUser(sessions: SessionStore): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req);
     if (!token) throw new AppError('UNAUTHORIZED', 'A bearer access token is required');
@@ -19,6 +19,29 @@ export function requireUser(sessions: SessionStore): RequestHandler {
     if (!session) throw new AppError('UNAUTHORIZED', 'The access token is invalid or expired');
     res.locals.userId = session.userId;
     next();
+  };
+}
+
+/**
+ * The management API paths (under /api/v1) that take no user access token: creating an account and
+ * logging in, and the operator endpoints, which check the ADMIN_TOKEN themselves. Every other path
+ * there, unknown ones included, needs a valid bearer access token. Method '*': any method.
+ */
+export const PUBLIC_MANAGEMENT_PATHS: readonly { method: string; path: RegExp }[] = [
+  { method: 'POST', path: /^\/auth\/register\/?$/ },
+  { method: 'POST', path: /^\/auth\/login\/?$/ },
+  { method: '*', path: /^\/admin\// },
+];
+
+/** The bearer check of the management API, mounted once in front of all its routers. */
+export function requireUserExceptPublic(sessions: SessionStore): RequestHandler {
+  const check = requireUser(sessions);
+  return (req, res, next) => {
+    if (PUBLIC_MANAGEMENT_PATHS.some((p) => (p.method === '*' || p.method === req.method) && p.path.test(req.path))) {
+      next();
+      return;
+    }
+    return check(req, res, next);
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, isAppError } from '../../common/errors';
+import { AppError, isAppError, type ErrorCode } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import { StoreError, type StoreErrorCode } from '../../store/errors';
 import { errorBody } from './respond';
 
 /**
@@ -69,6 +70,13 @@ function isDependencyDown(e: unknown): boolean {
   );
 }
 
+/** What each store error means to an HTTP client: the one place store errors become HTTP ones. */
+export const STORE_ERROR_HTTP = {
+  DEVICE_GONE: 'DEVICE_NOT_FOUND',
+  PIN_LOCKED: 'PIN_LOCKED',
+  KEPT_CHANGING: 'CONFLICT',
+} as const satisfies Record<StoreErrorCode, ErrorCode>;
+
 /**
  * Maps anything thrown into one AppError: the only place errors become HTTP answers. Every
  * failure to read the request (body-parser, a Content-Encoding that does not inflate, a path
@@ -76,6 +84,7 @@ function isDependencyDown(e: unknown): boolean {
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (err instanceof StoreError) return new AppError(STORE_ERROR_HTTP[err.code], err.message);
   if (isRequestReadError(err)) return requestReadError(err);
   if (isDependencyDown(err)) return new AppError('SERVICE_UNAVAILABLE');
   return new AppError('INTERNAL_ERROR');

@@ -8,7 +8,9 @@ import type { EmitToRooms } from '../../activities/socket-events';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { TwinClient } from '../twin-client';
 import { commandTopic } from '../../common/mqtt-topics';
-import { storePoint } from './store-point';
+import { StoreError } from '../../store/errors';
+import { storePoint, type StorePointResult } from '../../store/store-point';
+import { STORE_ERROR_HTTP } from '../http/error-handler';
 import { insideCondition } from './threshold';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
 
@@ -112,19 +114,25 @@ export function createIngest(deps: IngestDeps) {
       return inside === null ? [] : [[rule.id, inside]];
     });
 
-    const stored = await storePoint(redis, {
-      deviceId: input.deviceId,
-      pin: pin.name,
-      value: input.value,
-      at,
-      retentionMs: deps.retentionMs,
-      towardDevice: input.origin === 'app',
-      fromDevice: input.origin === 'device',
-      wakeTtlS: WAKE_TTL_S,
-      ruleStates,
-    });
-    if (stored.kind === 'gone') return { ok: false, code: 'DEVICE_NOT_FOUND' };
-    if (stored.kind === 'locked') return { ok: false, code: 'PIN_LOCKED' };
+    let stored: StorePointResult;
+    try {
+      stored = await storePoint(redis, {
+        deviceId: input.deviceId,
+        pin: pin.name,
+        value: input.value,
+        at,
+        retentionMs: deps.retentionMs,
+        towardDevice: input.origin === 'app',
+        fromDevice: input.origin === 'device',
+        wakeTtlS: WAKE_TTL_S,
+        ruleStates,
+      });
+    } catch (err) {
+      if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED')) {
+        return { ok: false, code: STORE_ERROR_HTTP[err.code] };
+      }
+      throw err;
+    }
 
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };

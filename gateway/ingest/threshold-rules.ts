@@ -1,8 +1,8 @@
 import type { NotificationRule, ThresholdCondition } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
 import { RULES_CHANGED_CHANNEL } from '../../store/rules-changed';
+import { readDeviceRules } from '../../store/rules';
 import { isThresholdCondition } from './threshold';
 
 export type ThresholdRule = NotificationRule & { condition: ThresholdCondition; threshold: number; pin: number };
@@ -35,19 +35,8 @@ export function createThresholdRuleCache(redis: Redis, subscriber: Redis, logger
   });
 
   async function load(deviceId: string): Promise<ThresholdRule[]> {
-    const ids = await redis.smembers(keys.deviceRules(deviceId));
-    if (ids.length === 0) return [];
-    const json = await redis.mget(ids.map((id) => keys.rule(id)));
-    return json.flatMap((text) => {
-      if (!text) return [];
-      try {
-        const rule = JSON.parse(text) as NotificationRule;
-        return isThresholdRule(rule) ? [rule] : [];
-      } catch (err) {
-        logger.warn({ err, deviceId }, 'unreadable rule skipped');
-        return [];
-      }
-    });
+    const rules = await readDeviceRules(redis, deviceId, (err) => logger.warn({ err, deviceId }, 'unreadable rule skipped'));
+    return rules.filter(isThresholdRule);
   }
 
   return {

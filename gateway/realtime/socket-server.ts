@@ -6,7 +6,6 @@ import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import type { EmitToRooms } from '../../activities/socket-events';
 import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
 import type { Ingest } from '../ingest/ingest';
@@ -82,13 +81,9 @@ export function createSocketServer(deps: SocketServerDeps) {
     on('pin:write', (payload) => pinWriteOf(socket, payload), ['VALUE_TOO_LARGE', 'PIN_LOCKED']);
   });
 
-  const emit: EmitToRooms = async (targetRooms, event, ...args) => {
-    io.to(targetRooms).emit(event, ...args);
-  };
-
   return {
+    /** The Socket.IO server: which events a socket listens to, and (across nodes, through the adapter) its sockets. */
     io,
-    emit,
     /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
     async subscribed(): Promise<void> {
       const name = deps.sub.options.connectionName;

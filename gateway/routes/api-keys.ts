@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { requireUser, userIdOf } from '../http/auth-context';
+import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import type { RouteDeps } from '../route-deps';
@@ -17,7 +17,6 @@ const createBody = z.object({
 /** User API keys for the external REST interface (DESIGN §2): the key is shown once. */
 export function apiKeyRoutes({ stores }: RouteDeps): Router {
   const router = Router();
-  router.use('/api-keys', requireUser(stores.sessions));
 
   router.post('/api-keys', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../common/errors';
 import { parsePin } from '../../common/pins';
-import { requireUser, userIdOf } from '../http/auth-context';
+import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { deviceAccess } from '../access';
 import type { RouteDeps } from '../route-deps';
@@ -15,8 +15,6 @@ function pinName(raw: string): string {
 /** Pin locks (DESIGN §5): held by the device's twin, mirrored in Redis for the hot path. */
 export function lockRoutes({ stores, twins }: RouteDeps): Router {
   const router = Router();
-  router.use('/devices/:deviceId/locks', requireUser(stores.sessions));
-  router.use('/devices/:deviceId/pins/:pin/lock', requireUser(stores.sessions));
 
   router.get('/devices/:deviceId/locks', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { requireUser, userIdOf } from '../http/auth-context';
+import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
@@ -15,7 +15,6 @@ const patchBody = z.object({ role: grantable });
 /** Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may leave. */
 export function memberRoutes({ stores }: RouteDeps): Router {
   const router = Router();
-  router.use('/projects/:projectId/members', requireUser(stores.sessions));
 
   router.get('/projects/:projectId/members', async (req, res) => {
     const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'viewer');

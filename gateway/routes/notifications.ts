@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { NotificationRecord } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
-import { requireUser, userIdOf } from '../http/auth-context';
+import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
@@ -34,7 +34,6 @@ const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _re
 /** Notifications (SPEC §4.5, DESIGN §8): viewers read and mark read; editors delete. */
 export function notificationRoutes({ stores }: RouteDeps): Router {
   const router = Router();
-  router.use('/notifications', requireUser(stores.sessions));
 
   /** The caller's projects, or the one asked for (404 for a project they are not in). */
   async function scope(res: Response, projectId: string | undefined): Promise<string[]> {

@@ -1,11 +1,7 @@
 import type { Redis } from '../../common/redis';
-import { redisScript } from '../../common/redis-script';
+import { luaScript } from './load';
 
-/** KEYS: 1 the owner that must exist, 2 the hash to write. ARGV: field, value, … */
-const HSET_WHILE_EXISTS = redisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], unpack(ARGV))
-return 1`);
+const HSET_WHILE_EXISTS = luaScript('hset-while-exists-2');
 
 /**
  * Sets fields of a hash only while its owner (a device, a project) exists, so a write racing a

@@ -1,6 +1,6 @@
-import { AppError } from '../../common/errors';
 import type { Redis } from '../../common/redis';
-import { redisScript } from '../../common/redis-script';
+import { StoreError } from '../errors';
+import { luaScript } from './load';
 
 /**
  * What one compare-and-set attempt found: written; the document moved on meanwhile; it is gone;
@@ -20,13 +20,7 @@ export function attemptOf(reply: unknown): Attempt {
   return reply === -2 ? 'refused' : 'gone';
 }
 
-/** KEYS: 1 the document. ARGV: 1 the JSON it must still hold, 2 its replacement. */
-const COMPARE_AND_SET = redisScript(`
-local current = redis.call('GET', KEYS[1])
-if not current then return -1 end
-if current ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1`);
+const COMPARE_AND_SET = luaScript('compare-and-set-1');
 
 const MAX_ATTEMPTS = 5;
 
@@ -52,5 +46,5 @@ export async function replaceIfUnchanged<T>(
     if (outcome === 'written') return { kind: 'replaced', before, after };
     if (outcome !== 'changed') return { kind: outcome };
   }
-  throw new AppError('CONFLICT', 'The record kept changing while it was updated; try again');
+  throw new StoreError('KEPT_CHANGING');
 }

@@ -189,9 +189,16 @@ describe('API keys', () => {
 });
 
 describe('unknown routes', () => {
-  it('answer 404 NOT_FOUND in the envelope', async () => {
-    const res = await stack.request('GET', '/api/v1/nothing-here');
+  it('answer 404 NOT_FOUND in the envelope to a signed-in caller', async () => {
+    const user = await registerUser(stack.request);
+    const res = await stack.request('GET', '/api/v1/nothing-here', { token: user.token });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+
+  it('answer 401 without a token: the bearer check covers every management path but the public ones', async () => {
+    const res = await stack.request('GET', '/api/v1/nothing-here');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { startStack, type Stack } from '../helpers/stack';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 
 let stack: Stack;
 let owner: TestUser;
@@ -89,7 +89,7 @@ describe('device list paging and filters', () => {
   beforeAll(async () => {
     pageProject = (await createProject(stack.request, owner, 'Paging')).id;
     for (let i = 0; i < 25; i++) ids.push((await createDevice(stack.request, owner, pageProject, `d${i}`)).id);
-    await stack.redis.hset(`device:${ids[3]}:state`, 'status', 'online', 'lastSeen', new Date().toISOString());
+    await mirrorStatus(stack.redis, ids[3]!, 'online');
   });
 
   it('pages with a default of 20 and reports total and page', async () => {
@@ -156,8 +156,8 @@ describe('device changes', () => {
 
   it('deletes a device (204) with all its pin data and credentials', async () => {
     const device = await createDevice(stack.request, owner, projectId);
-    await stack.redis.hset(`device:${device.id}:pins`, 'V0', JSON.stringify({ value: '7', updatedAt: new Date().toISOString() }));
-    await stack.redis.zadd(`device:${device.id}:history:V0`, Date.now(), `${Date.now()}:7`);
+    await writeValue(stack.request, owner, device.id, 0, '7');
+    expect(await stack.redis.zcard(`device:${device.id}:history:V0`)).toBe(1);
     const simple = await stack.request('PUT', `/api/v1/devices/${device.id}/simple-api`, { token: owner.token, body: { enabled: true } });
     expect(await stack.redis.get(`device:iot:${sha256(simple.body.data.token)}`)).toBe(device.id);
 

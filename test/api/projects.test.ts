@@ -1,5 +1,5 @@
 import { startStack, type Stack } from '../helpers/stack';
-import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { addMember, createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -87,9 +87,8 @@ describe('projects', () => {
     await addMember(stack.request, owner, project.id, member, 'viewer');
     const devices = [await createDevice(stack.request, owner, project.id), await createDevice(stack.request, owner, project.id)];
     for (const d of devices) {
-      await stack.redis.hset(`device:${d.id}:pins`, 'V1', JSON.stringify({ value: '1', updatedAt: new Date().toISOString() }));
-      await stack.redis.zadd(`device:${d.id}:history:V1`, Date.now(), `${Date.now()}:1`);
-      await stack.redis.hset(`device:${d.id}:state`, 'status', 'offline');
+      await writeValue(stack.request, owner, d.id, 1, '1');
+      await mirrorStatus(stack.redis, d.id, 'offline');
     }
 
     const res = await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token });

@@ -1,5 +1,5 @@
 import { startStack, type Stack } from '../helpers/stack';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectDevice, createApiKey, rateHeaders, setPlan, type DeviceConnection } from './fixtures';
 
 let stack: Stack;
@@ -91,8 +91,8 @@ describe('GET /devices: paging and the online filter (SPEC §4.6, §8)', () => {
     const first = (await createProject(stack.request, listOwner, 'First')).id;
     const second = (await createProject(stack.request, listOwner, 'Second')).id;
     for (let i = 0; i < 55; i++) ids.push((await createDevice(stack.request, listOwner, i < 30 ? first : second, `d${i}`)).id);
-    await stack.redis.hset(`device:${ids[7]}:state`, 'status', 'online', 'lastSeen', new Date().toISOString());
-    await stack.redis.hset(`device:${ids[40]}:state`, 'status', 'online', 'lastSeen', new Date().toISOString());
+    await mirrorStatus(stack.redis, ids[7]!, 'online');
+    await mirrorStatus(stack.redis, ids[40]!, 'online');
   }, 60_000);
 
   const list = (query = '') => stack.request('GET', `/external/api/v1/devices${query}`, { headers: { 'x-api-key': listKey } });

@@ -4,21 +4,19 @@
  * stored, and its broker sessions (named after NODE_ID) outlive it, so what it had not stored
  * is sent again when it is back.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import mqtt from 'mqtt';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
 
-const ROOT = resolve(__dirname, '..', '..');
 const DEVICES = 50;
 
 let stack: Stack;
 let owner: TestUser;
 const clients: mqtt.MqttClient[] = [];
-const gatewayProcesses: ChildProcess[] = [];
+const gatewayProcesses: GatewayProcess[] = [];
 
 beforeAll(async () => {
   stack = await startStack();
@@ -26,56 +24,23 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const child of gatewayProcesses) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const p of gatewayProcesses) if (p.exitCode() === undefined) p.child.kill('SIGKILL');
   await Promise.allSettled(clients.map((c) => c.endAsync(true)));
   await stack.stop();
 });
 
-interface GatewayProcess {
-  child: ChildProcess;
-  output(): string;
-}
-
-/** gateway/main.ts as its own process on the stack's servers, resolved once it answers /readyz. */
-async function startGatewayProcess(nodeId: string, credentialKey: string): Promise<GatewayProcess> {
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    REDIS_URL: stack.config.REDIS_URL,
-    MQTT_URL: stack.config.MQTT_URL,
-    MQTT_USERNAME: stack.config.MQTT_USERNAME ?? '',
-    MQTT_PASSWORD: stack.config.MQTT_PASSWORD ?? '',
+/** A gateway node of its own process, on the stack's topic root and task queue, named `nodeId`. */
+async function gatewayNode(nodeId: string, credentialKey: string): Promise<GatewayProcess> {
+  const node = await startGatewayProcess({
     MQTT_TOPIC_ROOT: stack.config.MQTT_TOPIC_ROOT,
-    MQTT_SESSION_EXPIRY_S: '120',
-    MQTT_INGEST_CONNECTIONS: '4',
-    TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS ?? '',
     TEMPORAL_TASK_QUEUE: stack.config.TEMPORAL_TASK_QUEUE,
     NODE_ID: nodeId,
     CREDENTIAL_KEY: credentialKey,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-  };
-  delete env.MQTT_DYNSEC_USERNAME;
-  delete env.MQTT_DYNSEC_PASSWORD;
-  const child = spawn(process.execPath, ['-r', resolve(ROOT, 'test/twin/support/ts-register.js'), resolve(ROOT, 'gateway/main.ts')], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    MQTT_SESSION_EXPIRY_S: '120',
+    MQTT_INGEST_CONNECTIONS: '4',
   });
-  gatewayProcesses.push(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const port = await eventually(() => {
-    const match = /"port":(\d+)[^\n]*gateway listening/.exec(out);
-    if (!match) throw new Error(`gateway process not listening yet:\n${out.slice(-2000)}`);
-    return Number(match[1]);
-  }, 60_000, 100);
-  await eventually(async () => {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-    if (ready.status !== 200) throw new Error(`not ready: ${await ready.text()}`);
-  }, 30_000, 100);
-  return { child, output: () => out };
+  gatewayProcesses.push(node);
+  return node;
 }
 
 test('every value the broker acknowledged while a node was killed and restarted is stored', async () => {
@@ -89,7 +54,7 @@ test('every value the broker acknowledged while a node was killed and restarted 
 
   const nodeId = `kill-${randomUUID().slice(0, 8)}`;
   const credentialKey = randomBytes(32).toString('hex');
-  let node = await startGatewayProcess(nodeId, credentialKey);
+  let node = await gatewayNode(nodeId, credentialKey);
 
   // Each device publishes 1, 2, 3, ... on V1 at QoS 1; a value counts once the broker acknowledged it.
   const acknowledged: number[][] = devices.map(() => []);
@@ -105,10 +70,10 @@ test('every value the broker acknowledged while a node was killed and restarted 
 
   await eventually(() => expect(total()).toBeGreaterThan(500), 20_000);
   node.child.kill('SIGKILL');
-  await new Promise((r) => node.child.once('exit', r));
+  await eventually(() => expect(node.exitCode()).toBeNull());
   const atKill = total();
   await eventually(() => expect(total()).toBeGreaterThan(atKill + 500), 20_000);
-  node = await startGatewayProcess(nodeId, credentialKey);
+  node = await gatewayNode(nodeId, credentialKey);
   const atRestart = total();
   await eventually(() => expect(total()).toBeGreaterThan(atRestart + 200), 20_000);
   publishing = false;
@@ -130,6 +95,5 @@ test('every value the broker acknowledged while a node was killed and restarted 
   }, 30_000, 500);
   expect(missing).toEqual([]);
   console.log(`gateway kill: ${total()} values acknowledged by the broker to ${DEVICES} devices (${atKill} before the kill, ${atRestart - atKill} while the node was down), all stored`);
-  node.child.kill('SIGTERM');
-  await new Promise((r) => node.child.once('exit', r));
+  await node.stop();
 }, 120_000);

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Redis } from '../../common/redis';
+import { writeStatus } from '../../store/device-mirror';
 import type { Request } from './http';
 
 export interface TestUser {
@@ -34,4 +36,17 @@ export async function createDevice(
 export async function addMember(request: Request, owner: TestUser, projectId: string, member: TestUser, role: string): Promise<void> {
   const res = await request('POST', `/api/v1/projects/${projectId}/members`, { token: owner.token, body: { email: member.email, role } });
   if (res.status !== 201) throw new Error(`add member failed: ${res.status} ${res.text}`);
+}
+
+/** Writes a value to a device's V pin through the management API, the production ingest path. */
+export async function writeValue(request: Request, user: TestUser, deviceId: string, pin: number, value: string): Promise<void> {
+  const res = await request('POST', `/api/v1/data/${deviceId}/${pin}`, { token: user.token, body: { value } });
+  if (res.status !== 201) throw new Error(`write value failed: ${res.status} ${res.text}`);
+}
+
+/** Sets a device's mirrored status with the write its twin makes (store/device-mirror.ts). */
+export async function mirrorStatus(redis: Redis, deviceId: string, status: 'online' | 'offline'): Promise<void> {
+  const now = new Date().toISOString();
+  const { written } = await writeStatus(redis, { deviceId, status, statusChangedAt: now, lastSeen: now });
+  if (!written) throw new Error(`mirror status failed: device ${deviceId} is gone`);
 }

@@ -3,7 +3,7 @@ import { setPlan, createApiKey } from '../external/fixtures';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectSocket, type ClientSocket } from '../helpers/socket';
 import { sleep } from '../helpers/wait';
-import { startGatewayProcess, type GatewayProcess } from './gateway-process';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 
 /** The cases issue 10 found, each against a gateway running as its own process. */
 

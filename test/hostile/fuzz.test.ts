@@ -4,7 +4,7 @@ import { createApiKey, enableSimpleApi, setPlan } from '../external/fixtures';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectSocket, type ClientSocket } from '../helpers/socket';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack';
-import { startGatewayProcess, type GatewayProcess } from './gateway-process';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { paramsOf, routeTable, type RouteEntry } from './route-table';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { ADMIN_TOKEN } from '../helpers/stack';
-import { httpClient, type Request } from '../helpers/http';
-import { eventually } from '../helpers/wait';
+import { ADMIN_TOKEN } from './stack';
+import { httpClient, type Request } from './http';
+import { eventually } from './wait';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TS_REGISTER = resolve(ROOT, 'test/twin/support/ts-register.js');
@@ -25,12 +25,16 @@ export interface GatewayProcess {
 /**
  * Runs gateway/main.ts (the real entry point, with its process-level guards) as its own process
  * on the harness's servers, on a free port, and resolves once /readyz answers 200. A hostile
- * request that ends the process is then seen as an exit, not hidden inside jest's process.
+ * request that ends the process is then seen as an exit, not hidden inside jest's process; a
+ * fault test can SIGKILL it and start it again with the same env.
  */
 export async function startGatewayProcess(overrides: Record<string, string> = {}, readyMs = 60_000): Promise<GatewayProcess> {
   const env: Record<string, string> = {
-    TEMPORAL_TASK_QUEUE: `hostile-${randomUUID()}`,
-    MQTT_TOPIC_ROOT: `h${randomUUID().slice(0, 8)}`,
+    TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`,
+    MQTT_TOPIC_ROOT: `p${randomUUID().slice(0, 8)}`,
+    // Its broker sessions are named after the node: a name of its own, sessions that do not outlive the run.
+    NODE_ID: `proc-${randomUUID()}`,
+    MQTT_SESSION_EXPIRY_S: '60',
     ADMIN_TOKEN,
     CREDENTIAL_KEY: randomBytes(32).toString('hex'),
     HOST: '127.0.0.1',

@@ -1,0 +1,26 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
+
+/** The twin's status write to the mirror, a no-op once the device is gone (write-status-3.lua). */
+const WRITE_STATUS = luaScript('write-status-3');
+
+export interface StatusWrite {
+  deviceId: string;
+  status: 'online' | 'offline';
+  statusChangedAt: string;
+  lastSeen: string | null;
+}
+
+/**
+ * Writes status, statusChangedAt and lastSeen (which only moves forward); going offline clears the
+ * wake marker. Returns the lastSeen now stored, or `written: false` when the device is gone.
+ */
+export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null }> {
+  const [written, seen] = (await WRITE_STATUS(
+    redis,
+    [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId)],
+    [req.status, req.statusChangedAt, req.lastSeen ?? ''],
+  )) as [number, string];
+  return written === 1 ? { written: true, lastSeen: seen || null } : { written: false, lastSeen: null };
+}

@@ -1,0 +1,38 @@
+-- The ingest pipeline's one Redis round trip (store/store-point.ts).
+-- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 device:{id}:pin:{pin}:history, 4 device:{id}:state,
+--       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending
+-- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 oldest ms kept, 6 '1' toward the device, 7 '1' from the device,
+--       8 wake TTL (s), 9 retention (ms), 10 now (ISO), 11.. rule id, '1'|'0' inside its condition
+-- Returns {'ok', projectId, status, wake (1|0), newer (1|0), crossed rule ids...};
+-- refuses with STORE:DEVICE_GONE or STORE:PIN_LOCKED before writing anything.
+local projectId = redis.call('HGET', KEYS[1], 'projectId')
+if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
+local pin, value, ts, iso = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis.error_reply('STORE:PIN_LOCKED') end
+local newer = 1
+local current = redis.call('HGET', KEYS[2], pin)
+if current then
+  local ok, parsed = pcall(cjson.decode, current)
+  if ok and type(parsed) == 'table' and type(parsed.updatedAt) == 'string' and parsed.updatedAt > iso then newer = 0 end
+end
+if newer == 1 then redis.call('HSET', KEYS[2], pin, cjson.encode({value = value, updatedAt = iso})) end
+redis.call('ZADD', KEYS[3], ts, ARGV[3] .. ':' .. value)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[9])
+local status = redis.call('HGET', KEYS[4], 'status') or 'offline'
+if ARGV[6] == '1' and status ~= 'online' then
+  redis.call('HSET', KEYS[8], pin, cjson.encode({value = value, queuedAt = ARGV[10]}))
+end
+local wake = 0
+if ARGV[7] == '1' then
+  local seen = redis.call('HGET', KEYS[4], 'lastSeen')
+  if not seen or seen < iso then redis.call('HSET', KEYS[4], 'lastSeen', iso) end
+  if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
+end
+local result = {'ok', projectId, status, wake, newer}
+for i = 11, #ARGV, 2 do
+  local previous = redis.call('HGET', KEYS[6], ARGV[i])
+  redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 1])
+  if ARGV[i + 1] == '1' and previous ~= '1' then result[#result + 1] = ARGV[i] end
+end
+return result

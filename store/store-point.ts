@@ -1,0 +1,75 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
+
+/**
+ * The ingest pipeline's one Redis round trip: checks the device exists and (for writes toward the
+ * device) that the pin is not locked; stores the latest value (unless a newer one is there) and a
+ * history point trimmed to the retention window; moves lastSeen forward for values the device
+ * reported; flips the edge state of threshold rules and returns those that just crossed; and, for
+ * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
+ * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
+ * value per pin), in the same step, for its twin to deliver when it comes online (store-point-8.lua).
+ * Throws StoreError DEVICE_GONE or PIN_LOCKED, having written nothing.
+ */
+const run = luaScript('store-point-8');
+
+export interface StorePointInput {
+  deviceId: string;
+  pin: string;
+  value: string;
+  at: Date;
+  retentionMs: number;
+  /** A write toward the device: honours pin locks, and is kept for the device when it is not online. */
+  towardDevice: boolean;
+  fromDevice: boolean;
+  wakeTtlS: number;
+  /** Rules whose condition the value decides: rule id → inside the condition now. */
+  ruleStates: [string, boolean][];
+}
+
+export interface StorePointResult {
+  projectId: string;
+  online: boolean;
+  wake: boolean;
+  latest: boolean;
+  crossed: string[];
+}
+
+export async function storePoint(redis: Redis, input: StorePointInput): Promise<StorePointResult> {
+  const ms = input.at.getTime();
+  const reply = (await run(
+    redis,
+    [
+      keys.device(input.deviceId),
+      keys.devicePins(input.deviceId),
+      keys.pinHistory(input.deviceId, input.pin),
+      keys.deviceState(input.deviceId),
+      keys.deviceLocks(input.deviceId),
+      keys.deviceRuleState(input.deviceId),
+      keys.deviceWake(input.deviceId),
+      keys.devicePending(input.deviceId),
+    ],
+    [
+      input.pin,
+      input.value,
+      ms,
+      input.at.toISOString(),
+      Date.now() - input.retentionMs,
+      input.towardDevice ? '1' : '0',
+      input.fromDevice ? '1' : '0',
+      input.wakeTtlS,
+      input.retentionMs,
+      new Date().toISOString(),
+      ...input.ruleStates.flatMap(([id, inside]) => [id, inside ? '1' : '0']),
+    ],
+  )) as (string | number)[];
+  const [, projectId, status, wake, latest, ...crossed] = reply;
+  return {
+    projectId: String(projectId),
+    online: status === 'online',
+    wake: Number(wake) === 1,
+    latest: Number(latest) === 1,
+    crossed: crossed.map(String),
+  };
+}

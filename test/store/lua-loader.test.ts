@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
+import { StoreError } from '../../store/errors';
+import { luaScript } from '../../store/lua/load';
+import { storePoint } from '../../store/store-point';
+import { testConfig } from '../harness/config';
+
+let redis: Redis;
+
+beforeAll(() => {
+  redis = createRedis(testConfig().REDIS_URL, 'test-lua-loader');
+});
+
+afterAll(async () => {
+  await redis.quit();
+});
+
+const compareAndSet = luaScript('compare-and-set-1');
+
+describe('the Lua script loader', () => {
+  it('runs a script Redis does not know yet (NOSCRIPT: sends the body) and again by its SHA', async () => {
+    const key = `test:lua:${randomUUID()}`;
+    await redis.set(key, 'a');
+    await redis.script('FLUSH');
+    expect(await compareAndSet(redis, [key], ['a', 'b'])).toBe(1);
+    expect(await compareAndSet(redis, [key], ['b', 'c'])).toBe(1);
+    expect(await compareAndSet(redis, [key], ['b', 'd'])).toBe(0);
+    expect(await redis.get(key)).toBe('c');
+    await redis.del(key);
+  });
+
+  it('refuses a call with another number of keys than the file name says, before reaching Redis', async () => {
+    await expect(compareAndSet(redis, ['one', 'two'], ['a', 'b'])).rejects.toThrow('takes 1 keys, got 2');
+  });
+
+  it('refuses a script name without its key count', () => {
+    expect(() => luaScript('compare-and-set')).toThrow('must end in its key count or -n');
+  });
+
+  it("turns a script's STORE:CODE refusal into a StoreError, having written nothing", async () => {
+    const deviceId = randomUUID();
+    const write = storePoint(redis, {
+      deviceId,
+      pin: 'V1',
+      value: '1',
+      at: new Date(),
+      retentionMs: 60_000,
+      towardDevice: false,
+      fromDevice: true,
+      wakeTtlS: 5,
+      ruleStates: [],
+    });
+    await expect(write).rejects.toEqual(new StoreError('DEVICE_GONE'));
+    await expect(write).rejects.toMatchObject({ code: 'DEVICE_GONE' });
+    expect(await redis.exists(keys.devicePins(deviceId), keys.pinHistory(deviceId, 'V1'), keys.deviceState(deviceId))).toBe(0);
+  });
+});
