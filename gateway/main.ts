@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
   const composed = await composeGateway(config, logger, requireCredentialKey(config));
   const port = await composed.gateway.listen(config.PORT);
-  logger.info({ port }, 'gateway listening');
+  const metricsPort = await composed.gateway.listenMetrics();
+  logger.info({ port, metricsPort }, 'gateway listening');
   onShutdownSignal(logger, () => composed.stop());
 }
 

@@ -36,8 +36,7 @@ const SHARE_GROUP = 'dds-gateway';
  */
 export function startMqttBridge(deps: BridgeDeps) {
   const { mqtt, logger } = deps;
-  const dropped = deps.metrics.counter('dds_mqtt_values_dropped_total', 'MQTT values dropped (oversized or invalid pin)');
-  const handled = deps.metrics.counter('dds_mqtt_messages_total', 'MQTT device messages handled');
+  const counts = deps.metrics.mqtt;
   let subscribed = false;
 
   async function projectOf(deviceId: string): Promise<string | null> {
@@ -47,12 +46,12 @@ export function startMqttBridge(deps: BridgeDeps) {
   async function handle(topic: string, payload: Buffer): Promise<void> {
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
-    handled.inc();
+    counts.handled();
     const text = payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
       if (!result.ok) {
-        dropped.inc();
+        counts.dropped();
         logger.debug({ deviceId: parsed.deviceId, pin: parsed.pin, code: result.code }, 'mqtt value dropped');
       }
       return;
@@ -76,7 +75,10 @@ export function startMqttBridge(deps: BridgeDeps) {
   }
 
   const onMessage = (topic: string, payload: Buffer) => {
-    handle(topic, payload).catch((err: unknown) => logger.error({ err, topic }, 'mqtt message failed'));
+    const done = counts.received();
+    handle(topic, payload)
+      .catch((err: unknown) => logger.error({ err, topic }, 'mqtt message failed'))
+      .finally(done);
   };
   const subscribe = () => {
     mqtt.subscribeAsync(deviceTopicFilters(deps.topicRoot, SHARE_GROUP), { qos: 1 }).then(
