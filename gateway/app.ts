@@ -7,6 +7,8 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics } from './http/metrics-middleware';
 import { meteredIngest } from './ingest/metered-ingest';
 import { createMetricsServer } from './metrics-server';
+import { docsUi } from './openapi/docs-ui';
+import { buildOpenApiDocument } from './openapi/document';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -88,6 +90,9 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.use(httpMetrics(app, metrics));
   app.use(accessLog(logger));
   app.use(healthRoutes({ ...components.readiness, socketio: () => sockets.subscribed() }, () => shuttingDown));
+  const openApi = buildOpenApiDocument();
+  app.get('/openapi.json', (_req, res) => void res.json(openApi));
+  app.use('/docs', docsUi());
   app.use('/external/api/v1', externalRestRoutes(through('external')));
   app.use('/external/api', simpleRoutes(through('simple')));
   app.use(express.json({ limit: '256kb' }));

@@ -74,7 +74,6 @@ async function main(): Promise<void> {
   const metricsUrl = `http://localhost:${metricsPort}/metrics`;
   writeLocalEndpoints(dataDir, { url, mqttUrl: config.MQTT_URL, topicRoot: config.MQTT_TOPIC_ROOT, metricsUrl });
   logger.info(
-    { api: `${url}/api/v1`, dashboard: `${url}/`, docs: `${url}/docs`, metrics: metricsUrl, mqtt: config.MQTT_URL },
     `Device Data Service is up: API ${url}/api/v1 · dashboard ${url}/ · docs ${url}/docs · metrics ${metricsUrl} · MQTT ${config.MQTT_URL}`,
   );
 
