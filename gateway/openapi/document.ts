@@ -28,15 +28,25 @@ const TAGS: [string, string][] = [
   ['/', 'Service'],
 ];
 
-const toJson = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/** Definitions zod emits for recursive parts (e.g. z.json()), collected for components.schemas. */
+type Definitions = Record<string, JsonSchema>;
+
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), its `$defs` moved into `defs`. */
+const toJson = (schema: z.ZodType, defs: Definitions): JsonSchema => {
+  const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const local = Object.entries(($defs ?? {}) as Definitions);
+  const renames = local.map(([name], i) => [`"#/$defs/${name}"`, `"#/components/schemas/Def${Object.keys(defs).length + i}"`] as const);
+  const rename = (value: unknown): JsonSchema =>
+    JSON.parse(renames.reduce((text, [from, to]) => text.replaceAll(from, to), JSON.stringify(value))) as JsonSchema;
+  const base = Object.keys(defs).length;
+  local.forEach(([, definition], i) => (defs[`Def${base + i}`] = rename(definition)));
+  return rename(rest);
 };
 
 /** `/devices/:deviceId` → `/devices/{deviceId}`. */
 export const openApiPath = (template: string): string => template.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-function parameters(operation: Operation): JsonSchema[] {
+function parameters(operation: Operation, defs: Definitions): JsonSchema[] {
   const path = [...operation.path.matchAll(/:([A-Za-z0-9_]+)/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -44,7 +54,7 @@ function parameters(operation: Operation): JsonSchema[] {
     schema: name === 'pin' ? { type: 'string' } : { type: 'string', format: 'uuid' },
   }));
   if (!operation.query) return path;
-  const query = toJson(operation.query) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const query = toJson(operation.query, defs) as { properties?: Record<string, JsonSchema>; required?: string[] };
   const fromQuery = Object.entries(query.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',
@@ -93,16 +103,16 @@ function responses(operation: Operation): Record<string, JsonSchema> {
   return { [String(ok)]: success, ...Object.fromEntries(errors) };
 }
 
-function operationObject(operation: Operation): JsonSchema {
+function operationObject(operation: Operation, defs: Definitions): JsonSchema {
   const tag = TAGS.find(([prefix]) => operation.path.startsWith(prefix))?.[1] ?? 'Service';
   return {
     operationId: `${operation.method.toLowerCase()}${openApiPath(operation.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: operation.summary,
     tags: [tag],
     security: SECURITY[operation.security],
-    parameters: parameters(operation),
+    parameters: parameters(operation, defs),
     ...(operation.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: toJson(operation.body) } } } }
+      ? { requestBody: { required: true, content: { 'application/json': { schema: toJson(operation.body, defs) } } } }
       : {}),
     responses: responses(operation),
   };
@@ -111,9 +121,10 @@ function operationObject(operation: Operation): JsonSchema {
 /** The OpenAPI 3.1 document of all three HTTP interfaces, from OPERATIONS and their zod schemas. */
 export function buildOpenApiDocument(): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const defs: Definitions = {};
   for (const operation of OPERATIONS) {
     const path = (paths[openApiPath(operation.path)] ??= {});
-    path[operation.method.toLowerCase()] = operationObject(operation);
+    path[operation.method.toLowerCase()] = operationObject(operation, defs);
   }
   return {
     openapi: '3.1.0',
@@ -134,6 +145,7 @@ export function buildOpenApiDocument(): JsonSchema {
         deviceToken: { type: 'apiKey', in: 'query', name: 'token', description: "The device's simple API token" },
       },
       schemas: {
+        ...defs,
         Success: { type: 'object', required: ['success'], properties: { success: { const: true }, data: {} } },
         Error: {
           type: 'object',

@@ -33,6 +33,14 @@ describe('GET /openapi.json', () => {
     });
   });
 
+  it('resolves every $ref inside the document', () => {
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map(([, ref]) => ref as string);
+    expect(refs.length).toBeGreaterThan(0);
+    const resolve = (ref: string): unknown =>
+      ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+    expect(refs.filter((ref) => resolve(ref) === undefined)).toEqual([]);
+  });
+
   it('documents every route Express serves, and nothing Express does not serve', () => {
     const routes = served();
     expect(routes.length).toBeGreaterThan(60);
