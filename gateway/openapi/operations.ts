@@ -50,6 +50,8 @@ const DEVICE: ErrorCode[] = ['DEVICE_NOT_FOUND', 'FORBIDDEN'];
 const PROJECT: ErrorCode[] = ['PROJECT_NOT_FOUND', 'FORBIDDEN'];
 const PIN: ErrorCode[] = [...DEVICE, 'INVALID_PIN'];
 const WRITE: ErrorCode[] = [...PIN, 'VALUE_TOO_LARGE', 'PIN_LOCKED'];
+/** A notificationId that is not a UUID falls through to the service's NOT_FOUND. */
+const NOTIFICATION: ErrorCode[] = ['NOTIFICATION_NOT_FOUND', 'NOT_FOUND', 'FORBIDDEN'];
 
 /**
  * Every HTTP operation the gateway serves, with the schemas its route validates. The OpenAPI
@@ -113,9 +115,9 @@ export const OPERATIONS: Operation[] = [
   op('DELETE', '/api/v1/notifications/rules/:ruleId', 'Delete a notification rule', 'bearer', { ok: 204, errors: ['RULE_NOT_FOUND', 'FORBIDDEN'] }),
   op('GET', '/api/v1/notifications', 'List notifications', 'bearer', { query: notifications.listQuery, errors: PROJECT }),
   op('PATCH', '/api/v1/notifications/read-all', 'Mark every notification read', 'bearer', { query: notifications.scopeQuery, errors: PROJECT }),
-  op('GET', '/api/v1/notifications/:notificationId', 'Get a notification', 'bearer', { errors: ['NOTIFICATION_NOT_FOUND', 'FORBIDDEN'] }),
-  op('PATCH', '/api/v1/notifications/:notificationId/read', 'Mark a notification read', 'bearer', { errors: ['NOTIFICATION_NOT_FOUND', 'FORBIDDEN'] }),
-  op('DELETE', '/api/v1/notifications/:notificationId', 'Delete a notification', 'bearer', { ok: 204, errors: ['NOTIFICATION_NOT_FOUND', 'FORBIDDEN'] }),
+  op('GET', '/api/v1/notifications/:notificationId', 'Get a notification', 'bearer', { errors: NOTIFICATION }),
+  op('PATCH', '/api/v1/notifications/:notificationId/read', 'Mark a notification read', 'bearer', { errors: NOTIFICATION }),
+  op('DELETE', '/api/v1/notifications/:notificationId', 'Delete a notification', 'bearer', { ok: 204, errors: NOTIFICATION }),
 
   op('GET', '/external/api/v1/devices', 'List devices', 'apiKey', { query: restDevices.listQuery }),
   op('GET', '/external/api/v1/devices/:deviceId', 'Get a device', 'apiKey', { errors: DEVICE }),
