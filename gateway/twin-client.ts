@@ -84,7 +84,8 @@ export function createTwinClient(options: TwinClientOptions) {
       options.onCall?.(kind, name, 'sent');
       return result;
     } catch (err) {
-      options.onCall?.(kind, name, 'failed');
+      // A twin that is not running (end of a device that never had one) is an answer, not a failure.
+      if (!(err instanceof WorkflowNotFoundError)) options.onCall?.(kind, name, 'failed');
       throw err;
     }
   };
