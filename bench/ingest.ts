@@ -80,7 +80,7 @@ async function servicePhase(run: Run, service: ServiceProcess, account: { token:
   const points = await readPoints(run.redis, historyKeys);
   const throughput = ratePerSecond(points.map((p) => p.storedAt));
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
-  const bridge = await bridgeCounters(service.baseUrl);
+  const bridge = await bridgeCounters(service.metricsUrl);
   printRows(`\nservice: node dist/scripts/start.js (gateway + twin worker, pid ${service.pid}), topic root ${SERVICE_ROOT}`, [
     publishedRow(outcome),
     ['handled by the MQTT bridge', `${bridge.handled} (dropped as invalid: ${bridge.dropped})`],

@@ -12,6 +12,8 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Prometheus scrape port (GET /metrics), kept off the public port (docs/operations.md). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),

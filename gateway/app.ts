@@ -6,6 +6,11 @@ import { accessLog } from './http/access-log';
 import { requireUserExceptPublic } from './http/auth-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
+import { httpMetrics } from './http/metrics-middleware';
+import { meteredIngest } from './ingest/metered-ingest';
+import { createMetricsServer } from './metrics-server';
+import { docsUi } from './openapi/docs-ui';
+import { buildOpenApiDocument } from './openapi/document';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -40,6 +45,8 @@ export interface Gateway {
   /** This node's counters (GET /metrics). */
   metrics: Metrics;
   listen(port: number, host?: string): Promise<number>;
+  /** Serves GET /metrics on its own port (METRICS_PORT by default); resolves with the port. */
+  listenMetrics(port?: number, host?: string): Promise<number>;
   /** Stops taking requests, lets in-flight ones finish (up to the grace period), then closes. */
   close(): Promise<void>;
 }
@@ -67,29 +74,37 @@ export function createGateway(components: GatewayComponents): Gateway {
 
   const app = express();
   const server = createServer(app);
+  const metricsServer = createMetricsServer(metrics);
   const sockets = createSocketServer({
     httpServer: server,
     pub: components.pub,
     sub: components.sub,
     stores: components.stores,
-    ingest: components.ingest,
+    ingest: meteredIngest(components.ingest, metrics, 'socket'),
     logger,
+  });
+  metrics.gauge('dds_socketio_connections', 'Socket.IO clients connected to this node', () => sockets.io.engine.clientsCount);
+  const through = (door: 'data' | 'external' | 'simple') => ({
+    ...components,
+    ingest: meteredIngest(components.ingest, metrics, door),
   });
 
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
+  app.use(httpMetrics(app, metrics));
   app.use(accessLog(logger));
   app.use(healthRoutes({ ...components.readiness, socketio: () => sockets.subscribed() }, () => shuttingDown));
-  app.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(metrics.render());
-  });
-  app.use('/external/api/v1', externalRestRoutes(components));
-  app.use('/external/api', simpleRoutes(components));
+  const openApi = buildOpenApiDocument();
+  app.get('/openapi.json', (_req, res) => void res.json(openApi));
+  app.use('/docs', docsUi());
+  app.use('/external/api/v1', externalRestRoutes(through('external')));
+  app.use('/external/api', simpleRoutes(through('simple')));
   app.use(jsonBody);
 
   const api = express.Router();
   api.use(requireUserExceptPublic(components.stores.sessions));
-  for (const routes of managementRouters) api.use(routes(components));
+  const managementDeps = through('data');
+  for (const routes of managementRouters) api.use(routes(managementDeps));
   app.use('/api/v1', api);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
@@ -108,8 +123,18 @@ export function createGateway(components: GatewayComponents): Gateway {
         });
       });
     },
+    listenMetrics(port = config.METRICS_PORT, host = config.HOST) {
+      return new Promise((resolve, reject) => {
+        metricsServer.once('error', reject);
+        metricsServer.listen(port, host, () => {
+          const address = metricsServer.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
     close() {
       shuttingDown = true;
+      if (metricsServer.listening) metricsServer.close();
       return new Promise((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
         sockets.close();

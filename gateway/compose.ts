@@ -9,6 +9,7 @@ import { createRedis } from '../common/redis';
 import { createStores } from '../store';
 import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
+import { meteredIngest } from './ingest/metered-ingest';
 import { createThresholdRuleCache } from './ingest/threshold-rules';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
@@ -32,15 +33,16 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const metrics = createMetrics();
   const twins = createTwinClient({
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     heartbeatTimeoutS: config.DEVICE_HEARTBEAT_TIMEOUT_S,
+    onCall: (kind, name, outcome) => metrics.twin.call(kind, name, outcome),
   });
   const broker = await brokerCredentialsFromConfig(config, logger);
 
   const stores = createStores(redis, config, credentialKey);
-  const metrics = createMetrics();
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const ingest = createIngest({
@@ -58,7 +60,15 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`),
   );
   for (const client of ingestClients) client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt ingest connection error'));
-  const bridge = startMqttBridge({ clients: ingestClients, redis, ingest, twins, logger, metrics, topicRoot: config.MQTT_TOPIC_ROOT });
+  const bridge = startMqttBridge({
+    clients: ingestClients,
+    redis,
+    ingest: meteredIngest(ingest, metrics, 'mqtt'),
+    twins,
+    logger,
+    metrics,
+    topicRoot: config.MQTT_TOPIC_ROOT,
+  });
 
   const gateway = createGateway({
     config,

@@ -11,8 +11,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'gateway');
   const composed = await composeGateway(config, logger, requireCredentialKey(config));
   const port = await composed.gateway.listen(config.PORT);
+  const metricsPort = await composed.gateway.listenMetrics();
   guardProcess(logger, composed.gateway.metrics);
-  logger.info({ port }, 'gateway listening');
+  logger.info({ port, metricsPort }, 'gateway listening');
   onShutdownSignal(logger, () => composed.stop());
 }
 

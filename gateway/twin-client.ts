@@ -42,6 +42,8 @@ export interface TwinClientOptions {
   heartbeatTimeoutS: number;
   /** Deadline of calls that wait for the twin (Updates, queries). Default 10 s. */
   timeoutMs?: number;
+  /** Counts each signal and Update sent or failed (common/metrics.ts `twin.call`). */
+  onCall?: (kind: 'signal' | 'update', name: string, outcome: 'sent' | 'failed') => void;
 }
 
 const WORKFLOW_TYPE = 'deviceTwin';
@@ -76,8 +78,20 @@ export function createTwinClient(options: TwinClientOptions) {
   const bounded = <T>(fn: () => Promise<T>): Promise<T> =>
     workflow.withDeadline(Date.now() + timeoutMs, fn).catch(translate);
 
-  const signalWithStart = async (sent: Promise<unknown>): Promise<void> => {
-    await sent.catch(translate);
+  const counted = async <T>(kind: 'signal' | 'update', name: string, call: Promise<T>): Promise<T> => {
+    try {
+      const result = await call;
+      options.onCall?.(kind, name, 'sent');
+      return result;
+    } catch (err) {
+      // A twin that is not running (end of a device that never had one) is an answer, not a failure.
+      if (!(err instanceof WorkflowNotFoundError)) options.onCall?.(kind, name, 'failed');
+      throw err;
+    }
+  };
+
+  const signalWithStart = async (name: string, sent: Promise<unknown>): Promise<void> => {
+    await counted('signal', name, sent).catch(translate);
   };
 
   /** Runs an Update, starting the twin first when it is not running. */
@@ -88,13 +102,17 @@ export function createTwinClient(options: TwinClientOptions) {
     args: Args,
   ): Promise<Ret> {
     return bounded(() =>
-      workflow.executeUpdateWithStart<typeof deviceTwin, Ret, Args>(def, {
-        args,
-        startWorkflowOperation: new WithStartWorkflowOperation<typeof deviceTwin>(WORKFLOW_TYPE, {
-          ...startOptions(deviceId, projectId),
-          workflowIdConflictPolicy: 'USE_EXISTING',
+      counted(
+        'update',
+        def.name,
+        workflow.executeUpdateWithStart<typeof deviceTwin, Ret, Args>(def, {
+          args,
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof deviceTwin>(WORKFLOW_TYPE, {
+            ...startOptions(deviceId, projectId),
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
         }),
-      }),
+      ),
     );
   }
 
@@ -113,6 +131,7 @@ export function createTwinClient(options: TwinClientOptions) {
     activity(deviceId: string, projectId: string, at: string, pin?: string): Promise<void> {
       const signalArgs: [ActivityInput] = [pin === undefined ? { at } : { at, pin }];
       return signalWithStart(
+        activitySignal.name,
         workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
       );
     },
@@ -121,6 +140,7 @@ export function createTwinClient(options: TwinClientOptions) {
     status(deviceId: string, projectId: string, status: DeviceStatus, at: string): Promise<void> {
       const signalArgs: [StatusInput] = [{ status, at }];
       return signalWithStart(
+        statusSignal.name,
         workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
       );
     },
@@ -129,6 +149,7 @@ export function createTwinClient(options: TwinClientOptions) {
     info(deviceId: string, projectId: string, info: InfoInput): Promise<void> {
       const signalArgs: [InfoInput] = [info];
       return signalWithStart(
+        infoSignal.name,
         workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
       );
     },
@@ -151,7 +172,7 @@ export function createTwinClient(options: TwinClientOptions) {
     /** The device was deleted: its twin completes. True if a running twin was told; a missing one is fine. */
     async end(deviceId: string): Promise<boolean> {
       try {
-        await workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal);
+        await counted('signal', endSignal.name, workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal));
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;

@@ -13,6 +13,7 @@ import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
 import { temporalLogger } from '../workers/temporal-logger';
 import { startMosquitto, startRedis, startTemporal } from './dev-servers';
+import { writeLocalEndpoints } from './local-endpoints';
 
 /** True when something accepts TCP connections at host:port. */
 function listening(host: string, port: number): Promise<boolean> {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   }
 
   const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL, 'dds');
+  const logger = createLogger(config.LOG_LEVEL, 'dds', { pretty: process.stdout.isTTY === true });
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
@@ -74,9 +75,14 @@ async function main(): Promise<void> {
   });
 
   const port = await composed.gateway.listen(config.PORT);
+  const metricsPort = await composed.gateway.listenMetrics();
   guardProcess(logger, composed.gateway.metrics);
-  logger.info({ url: `http://localhost:${port}` }, 'Device Data Service is up');
-  process.stdout.write(`Device Data Service listening on http://localhost:${port} (GET /healthz, /readyz)\n`);
+  const url = `http://localhost:${port}`;
+  const metricsUrl = `http://localhost:${metricsPort}/metrics`;
+  writeLocalEndpoints(dataDir, { url, mqttUrl: config.MQTT_URL, topicRoot: config.MQTT_TOPIC_ROOT, metricsUrl });
+  logger.info(
+    `Device Data Service is up: API ${url}/api/v1 · dashboard ${url}/ · docs ${url}/docs · metrics ${metricsUrl} · MQTT ${config.MQTT_URL}`,
+  );
 
   onShutdownSignal(logger, async () => {
     await composed.stop();

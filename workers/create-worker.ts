@@ -1,9 +1,10 @@
-import { type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, createRoomEmitter } from '../activities';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import type { MqttClient } from '../common/mqtt';
 import type { Redis } from '../common/redis';
+import { temporalLogger } from './temporal-logger';
 
 export interface TwinWorkerOptions {
   config: Config;
@@ -23,7 +24,7 @@ export interface TwinWorkerOptions {
  * WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS; SHUTDOWN_GRACE_MS
  * bounds how long shutdown waits for running activities.
  */
-export function createTwinWorker(options: TwinWorkerOptions): Promise<Worker> {
+export async function createTwinWorker(options: TwinWorkerOptions): Promise<Worker> {
   const { config, connection, redis, mqtt, logger } = options;
   const activities = createActivities({
     redis,
@@ -39,9 +40,12 @@ export function createTwinWorker(options: TwinWorkerOptions): Promise<Worker> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: options.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle:
+      options.workflowBundle ??
+      (await bundleWorkflowCode({
+        workflowsPath: require.resolve('../workflows'),
+        logger: temporalLogger(logger.child({ component: 'workflow-bundler' }), true),
+      })),
     activities,
     ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,

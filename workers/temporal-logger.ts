@@ -9,10 +9,17 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
   ERROR: 'error',
 };
 
-/** Routes the Temporal SDK's logs (worker, workflow `log`, activity context) into pino. */
-export function temporalLogger(logger: Logger): TemporalLogger {
+/** The workflow bundler's webpack report (tens of lines at INFO) goes to debug; warnings and errors stay. */
+const QUIET: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { ...LEVELS, INFO: 'debug' };
+
+/**
+ * Routes the Temporal SDK's logs (worker, workflow `log`, activity context) into pino; `quiet`
+ * lowers INFO to debug (for the workflow bundler, see workers/create-worker.ts).
+ */
+export function temporalLogger(logger: Logger, quiet = false): TemporalLogger {
+  const levels = quiet ? QUIET : LEVELS;
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void => {
-    logger[LEVELS[level]]({ ...meta }, message);
+    logger[levels[level]]({ ...meta }, message);
   };
   return {
     log,

@@ -11,6 +11,8 @@ import { SERVICE_ENTRY } from './paths';
 /** The service (`node dist/scripts/start.js`) running in its own process, so it has its own CPU. */
 export interface ServiceProcess {
   baseUrl: string;
+  /** GET /metrics of the service (its METRICS_PORT). */
+  metricsUrl: string;
   pid: number;
   logFile: string;
   /** SIGTERM (SIGKILL after 15 s); resolves with how it exited, e.g. `exit code 0`. */
@@ -34,6 +36,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  */
 export async function startService(backends: Backends, cleanup: Cleanup, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const logFile = join(backends.dir, 'service.log');
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, [SERVICE_ENTRY], {
@@ -46,6 +49,7 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
       SHUTDOWN_GRACE_MS: '2000',
       REDIS_URL: backends.redisUrl,
@@ -84,7 +88,7 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
   for (;;) {
     if (exitStatus !== null) throw new Error(`service exited while starting (${exitStatus}):\n${await tail(logFile)}`);
     const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
-    if (ready) return { baseUrl, pid, logFile, stop };
+    if (ready) return { baseUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, pid, logFile, stop };
     if (Date.now() > deadline) throw new Error(`service not ready after ${READY_TIMEOUT_MS} ms:\n${await tail(logFile)}`);
     await delay(250);
   }

@@ -8,7 +8,7 @@ import { keyOwnerOf } from './api-key-auth';
 import { sendList } from './respond';
 import { externalDeviceView, externalStatusView } from './views';
 
-const listQuery = z.object({
+export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
   offset: z.coerce.number().int().min(0).default(0),
   online: z.enum(['true', 'false']).optional(),

@@ -10,7 +10,7 @@ import { batch, parsePinPayload, pinNameOf, pinValue, writeBatch, writePin } fro
 import { sendList } from './respond';
 
 const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
-const historyQuery = z
+export const historyQuery = z
   .object({
     from: timestamp.optional(),
     to: timestamp.optional(),

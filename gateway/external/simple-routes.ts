@@ -12,7 +12,7 @@ import { batch, parsePinPayload, pinAndValue, pinNameOf, writeBatch, writePin } 
 import { sendFields } from './respond';
 import { simpleStatusView } from './views';
 
-const pinQuery = z.object({ pin: z.string() });
+export const pinQuery = z.object({ pin: z.string() });
 
 /**
  * The simple interface, mounted at /external/api (SPEC §4.7): the device is the token's; pin names

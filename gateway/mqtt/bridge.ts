@@ -45,8 +45,7 @@ type Packet = Parameters<MqttClient['handleMessage']>[0];
  */
 export function startMqttBridge(deps: BridgeDeps) {
   const { clients, logger } = deps;
-  const dropped = deps.metrics.counter('dds_mqtt_values_dropped_total', 'MQTT values dropped (oversized or invalid pin)');
-  const handled = deps.metrics.counter('dds_mqtt_messages_total', 'MQTT device messages handled');
+  const counts = deps.metrics.mqtt;
   const subscribed = new Set<MqttClient>();
   const filters = deviceTopicFilters(deps.topicRoot, SHARE_GROUP);
   let stopped = false;
@@ -62,15 +61,15 @@ export function startMqttBridge(deps: BridgeDeps) {
     const text = payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
-      handled.inc();
+      counts.handled();
       if (!result.ok) {
-        dropped.inc();
+        counts.dropped();
         logger.debug({ deviceId: parsed.deviceId, pin: parsed.pin, code: result.code }, 'mqtt value dropped');
       }
       return;
     }
     const projectId = await projectOf(parsed.deviceId);
-    handled.inc();
+    counts.handled();
     if (!projectId) return;
     const at = new Date().toISOString();
     if (parsed.kind === 'status') {
@@ -112,8 +111,10 @@ export function startMqttBridge(deps: BridgeDeps) {
   const listeners = clients.map((client) => {
     client.handleMessage = (packet, callback) => {
       inFlight += 1;
+      const received = counts.received();
       void handleUntilDone(client, packet).then((done) => {
         inFlight -= 1;
+        received();
         if (done) callback();
         else callback(new Error('not handled'));
       });

@@ -9,7 +9,7 @@ import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import type { RouteDeps } from '../route-deps';
 
-const planBody = z.object({ plan: z.enum(PLANS) });
+export const planBody = z.object({ plan: z.enum(PLANS) });
 const userParams = z.object({ userId: z.uuid() });
 
 /** Compares hashes, so the comparison takes the same time whatever the lengths. */

@@ -6,7 +6,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import type { RouteDeps } from '../route-deps';
 
-const createBody = z.object({
+export const createBody = z.object({
   name: z.string().trim().min(1).max(100),
   expiresAt: z.iso
     .datetime({ offset: true })

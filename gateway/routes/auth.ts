@@ -8,13 +8,13 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import type { RouteDeps } from '../route-deps';
 
-const registerBody = z.object({
+export const registerBody = z.object({
   email: z.email().max(254),
   password: z.string().min(8).max(256),
   name: z.string().trim().min(1).max(100).optional(),
 });
 
-const loginBody = z.object({
+export const loginBody = z.object({
   email: z.string().min(1).max(254),
   password: z.string().min(1).max(256),
 });

@@ -12,7 +12,7 @@ const HOUR_MS = 3_600_000;
 const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
 const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
 
-const readQuery = z
+export const readQuery = z
   .object({
     from: timestamp.optional(),
     to: timestamp.optional(),
@@ -28,7 +28,7 @@ const readQuery = z
     if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
   });
 
-const deleteQuery = z
+export const deleteQuery = z
   .object({ from: timestamp.optional(), to: timestamp.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['from'], message: 'must not be after to' });
 

@@ -11,8 +11,8 @@ import type { RouteDeps } from '../route-deps';
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
 const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
 const timestamp = z.iso.datetime({ offset: true });
-const pointBody = z.object({ value: z.string(), timestamp: timestamp.optional() });
-const bulkBody = z.object({
+export const pointBody = z.object({ value: z.string(), timestamp: timestamp.optional() });
+export const bulkBody = z.object({
   readings: z
     .array(z.object({ pin: z.number().int().min(0).max(255), value: z.string(), timestamp: timestamp.optional() }))
     .min(1)

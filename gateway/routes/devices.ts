@@ -12,14 +12,14 @@ const name = z.string().trim().min(1).max(100);
 const description = z.string().max(1000);
 const tags = z.array(z.string().trim().min(1).max(50)).max(20);
 
-const listQuery = z.object({
+export const listQuery = z.object({
   projectId: z.uuid().optional(),
   status: z.enum(['online', 'offline']).optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-const createBody = z.object({ name, projectId: z.uuid(), description: description.default(''), tags: tags.default([]) });
-const patchBody = z
+export const createBody = z.object({ name, projectId: z.uuid(), description: description.default(''), tags: tags.default([]) });
+export const patchBody = z
   .object({ name: name.optional(), description: description.optional(), tags: tags.optional() })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'name, description or tags is required');
 

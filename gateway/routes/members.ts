@@ -9,8 +9,8 @@ import type { RouteDeps } from '../route-deps';
 
 /** Roles that can be given; `owner` belongs to the project's creator alone. */
 const grantable = z.enum(['admin', 'editor', 'viewer']);
-const addBody = z.object({ email: z.email(), role: grantable });
-const patchBody = z.object({ role: grantable });
+export const addBody = z.object({ email: z.email(), role: grantable });
+export const patchBody = z.object({ role: grantable });
 
 /** Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may leave. */
 export function memberRoutes({ stores }: RouteDeps): Router {

@@ -12,7 +12,7 @@ import type { RouteDeps } from '../route-deps';
 
 const uuid = z.uuid();
 
-const listQuery = z.object({
+export const listQuery = z.object({
   projectId: z.uuid().optional(),
   deviceId: z.uuid().optional(),
   /** SPEC §2.10's three types, and `device` for what devices send through the notify endpoints. */
@@ -24,7 +24,7 @@ const listQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-const scopeQuery = z.object({ projectId: z.uuid().optional() });
+export const scopeQuery = z.object({ projectId: z.uuid().optional() });
 
 /** `/notifications/{id}` is only a notification when the id is a UUID, so `/notifications/rules` stays the rules'. */
 const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _res, next) => {

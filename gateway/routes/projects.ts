@@ -9,8 +9,8 @@ import type { RouteDeps } from '../route-deps';
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(1000);
 
-const createBody = z.object({ name, description: description.default('') });
-const patchBody = z
+export const createBody = z.object({ name, description: description.default('') });
+export const patchBody = z
   .object({ name: name.optional(), description: description.optional() })
   .refine((b) => b.name !== undefined || b.description !== undefined, 'name or description is required');
 

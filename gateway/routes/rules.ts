@@ -12,7 +12,7 @@ import { deviceNotInProject, projectRecordAccess } from '../resource-access';
 import type { RouteDeps } from '../route-deps';
 import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
 
-const listQuery = z.object({ projectId: z.uuid() });
+export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 function definitionOf(rule: NotificationRule): RuleDefinition {

@@ -7,7 +7,7 @@ import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
 import type { RouteDeps } from '../route-deps';
 
-const putBody = z.object({ enabled: z.boolean() });
+export const putBody = z.object({ enabled: z.boolean() });
 
 /** A device's simple-interface switch and its readable `iot_` token (DESIGN §2); editors only. */
 export function simpleApiSettingRoutes({ stores }: RouteDeps): Router {

@@ -13,7 +13,7 @@ import { deviceNotInProject, projectRecordAccess, requireProjectDevice } from '.
 import type { RouteDeps } from '../route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
 
-const listQuery = z.object({ projectId: z.uuid() });
+export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** A KEYPAD widget with `config.locked` true holds the lock of its pin (DESIGN §5). */

@@ -14,6 +14,8 @@ export interface GatewayProcess {
   request: Request;
   /** The env it runs with (task queue, topic root, keys), so a worker process can serve it. */
   env: Record<string, string>;
+  /** GET /metrics on its metrics port: the Prometheus text. */
+  metrics(): Promise<string>;
   /** Everything it wrote (pino JSON lines). */
   output(): string;
   /** The exit code once it exited, or undefined while it runs. */
@@ -39,6 +41,7 @@ export async function startGatewayProcess(overrides: Record<string, string> = {}
     CREDENTIAL_KEY: randomBytes(32).toString('hex'),
     HOST: '127.0.0.1',
     PORT: '0',
+    METRICS_PORT: '0',
     SHUTDOWN_GRACE_MS: '2000',
     ...overrides,
   };
@@ -58,11 +61,11 @@ export async function startGatewayProcess(overrides: Record<string, string> = {}
     }),
   );
 
-  const port = await eventually(() => {
+  const [port, metricsPort] = await eventually(() => {
     if (code !== undefined) throw new Error(`gateway process exited (${code}) before it listened:\n${out}`);
-    const match = /"port":(\d+).*"msg":"gateway listening"/.exec(out);
-    if (!match?.[1]) throw new Error(`gateway process not listening in ${readyMs} ms:\n${out}`);
-    return Number(match[1]);
+    const match = /"port":(\d+),"metricsPort":(\d+).*"msg":"gateway listening"/.exec(out);
+    if (!match?.[1] || !match[2]) throw new Error(`gateway process not listening in ${readyMs} ms:\n${out}`);
+    return [Number(match[1]), Number(match[2])];
   }, readyMs, 100);
   const baseUrl = `http://127.0.0.1:${port}`;
   const request = httpClient(baseUrl);
@@ -76,6 +79,7 @@ export async function startGatewayProcess(overrides: Record<string, string> = {}
     baseUrl,
     request,
     env,
+    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
     output: () => out,
     exitCode: () => code,
     async stop() {

@@ -18,7 +18,9 @@ export interface StackNode {
   request: Request;
   baseUrl: string;
   composed: ComposedGateway;
-  /** GET /metrics of this node, parsed into name → value. */
+  /** GET /metrics of this node (served on its own metrics port). */
+  metricsUrl: string;
+  /** GET /metrics of this node, parsed into series (name with its labels) → value. */
   metrics(): Promise<Record<string, number>>;
 }
 
@@ -42,6 +44,7 @@ async function startNode(config: Config, credentialKey: string): Promise<StackNo
   const composed = await composeGateway(config, createLogger(config.LOG_LEVEL, 'test-gateway'), credentialKey);
   const port = await composed.gateway.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
+  const metricsUrl = `http://127.0.0.1:${await composed.gateway.listenMetrics(0, '127.0.0.1')}/metrics`;
   const request = httpClient(baseUrl);
   await eventually(async () => {
     const ready = await request('GET', '/readyz');
@@ -51,10 +54,11 @@ async function startNode(config: Config, credentialKey: string): Promise<StackNo
     request,
     baseUrl,
     composed,
+    metricsUrl,
     async metrics() {
-      const res = await fetch(`${baseUrl}/metrics`);
+      const res = await fetch(metricsUrl);
       const lines = (await res.text()).split('\n').filter((l) => l && !l.startsWith('#'));
-      return Object.fromEntries(lines.map((l) => [l.split(' ')[0], Number(l.split(' ')[1])]));
+      return Object.fromEntries(lines.map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
     },
   };
 }

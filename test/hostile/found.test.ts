@@ -32,9 +32,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Nothing above was survived only thanks to the process guards: each case is handled where it arises.
-  const metrics = await gateway?.request('GET', '/metrics');
+  const metrics = await gateway?.metrics();
   await gateway?.stop();
-  expect(metrics?.text).toMatch(/^dds_process_faults_total 0$/m);
+  expect(metrics).toMatch(/^dds_process_faults_total 0$/m);
 });
 
 afterEach(() => {

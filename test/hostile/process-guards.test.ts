@@ -16,7 +16,7 @@ function runFaultyProcess(guarded: boolean): Promise<{ code: number | null; out:
     if (${guarded}) guardProcess(createLogger('info', 'guard-test'), metrics);
     Promise.reject(new Error('a rejection nobody handled'));
     setTimeout(() => { throw new Error('an exception nobody caught'); }, 20);
-    setTimeout(() => { process.stdout.write('still up: ' + metrics.render()); process.exit(0); }, 300);
+    setTimeout(() => metrics.render().then((text) => { process.stdout.write('still up: ' + text); process.exit(0); }), 300);
   `;
   const child = spawn(process.execPath, ['-r', resolve(ROOT, 'test/twin/support/ts-register.js'), '-e', script], { cwd: ROOT });
   let out = '';
@@ -33,7 +33,7 @@ describe('process guards', () => {
     expect(out).toContain('a rejection nobody handled');
     expect(out).toContain('"msg":"uncaught exception; still serving"');
     expect(out).toContain('an exception nobody caught');
-    expect(out).toContain('still up: # HELP dds_process_faults_total');
+    expect(out).toContain('still up:');
     expect(out).toMatch(/^dds_process_faults_total 2$/m);
   });
 

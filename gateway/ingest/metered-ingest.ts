@@ -1,0 +1,22 @@
+import type { IngestDoor, Metrics } from '../../common/metrics';
+import type { Ingest } from './ingest';
+
+/**
+ * The one ingest pipeline as seen through one door: same calls, each value counted by door and
+ * outcome (`stored` or its rejection code, `error` when it threw) and timed.
+ */
+export function meteredIngest(ingest: Ingest, metrics: Metrics, door: IngestDoor): Ingest {
+  const through = async (input: Parameters<Ingest>[0]): ReturnType<Ingest> => {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const result = await ingest(input);
+      metrics.ingest.observe(door, result.ok ? 'stored' : result.code, seconds());
+      return result;
+    } catch (err) {
+      metrics.ingest.observe(door, 'error', seconds());
+      throw err;
+    }
+  };
+  return Object.assign(through, { drain: ingest.drain });
+}

@@ -1,0 +1,35 @@
+import { resolve } from 'node:path';
+import { readLocalEndpoints } from '../local-endpoints';
+import { OptionsError, readOptions } from './options';
+import { simulate } from './simulate';
+
+const USAGE = `Usage: npm run simulate -- --devices 20 --rate 2 [--email you@example.com --password ...]
+  --devices N       simulated devices (1-1000, default 5), named sim-001 ...
+  --rate R          values per second per device (default 1)
+  --url URL         the service (env DDS_URL; default: the running npm start, else http://localhost:3000)
+  --mqtt-url URL    the broker devices connect to (env DDS_MQTT_URL; default: npm start's broker, else mqtt://localhost:1883)
+  --topic-root T    MQTT topic root (env MQTT_TOPIC_ROOT; default: npm start's, else dds)
+  --email/--password  the account (env DDS_EMAIL / DDS_PASSWORD); registered when unknown
+  --project NAME    project to create or reuse (default Simulator)
+  --duration S      stop after S seconds (default: until Ctrl-C)`;
+
+async function main(): Promise<void> {
+  const options = readOptions(process.argv.slice(2), process.env, readLocalEndpoints(resolve('data')) ?? {});
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  const tty = process.stdout.isTTY;
+  const report = await simulate(options, {
+    signal: stop.signal,
+    onProgress: (line) => process.stdout.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
+  });
+  process.stdout.write(
+    `${tty ? '\n' : ''}Stopped: ${report.deviceIds.length} devices sent ${report.published} values and answered ` +
+      `${report.commands} commands in ${report.seconds.toFixed(0)} s (project ${report.projectId}).\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof OptionsError ? `${err.message}\n\n${USAGE}` : err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+/** The simulator's settings; flags win over the environment (DDS_EMAIL, DDS_PASSWORD, ...). */
+export const simulateOptions = z.object({
+  devices: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Values each device publishes per second (across its pins). */
+  rate: z.coerce.number().positive().max(100).default(1),
+  url: z.url().default('http://localhost:3000'),
+  mqttUrl: z.url().default('mqtt://localhost:1883'),
+  topicRoot: z.string().regex(/^[A-Za-z0-9_-]+$/).default('dds'),
+  email: z.email({ error: 'an account email is required: --email or DDS_EMAIL' }),
+  password: z.string({ error: 'a password is required: --password or DDS_PASSWORD' }).min(8, 'at least 8 characters'),
+  project: z.string().trim().min(1).max(100).default('Simulator'),
+  /** Stop by itself after this many seconds (default: run until Ctrl-C). */
+  duration: z.coerce.number().positive().optional(),
+});
+
+export type SimulateOptions = z.infer<typeof simulateOptions>;
+
+const flags = {
+  devices: { type: 'string' },
+  rate: { type: 'string' },
+  url: { type: 'string' },
+  'mqtt-url': { type: 'string' },
+  'topic-root': { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  project: { type: 'string' },
+  duration: { type: 'string' },
+} as const;
+
+export class OptionsError extends Error {}
+
+/** Where a local `npm start` listens (scripts/local-endpoints.ts): the last fallback for the URLs. */
+export interface EndpointDefaults {
+  url?: string;
+  mqttUrl?: string;
+  topicRoot?: string;
+}
+
+/**
+ * Reads `--devices 20 --rate 2 ...`, then the environment, then `local` (a running `npm start`);
+ * throws an OptionsError naming each bad one.
+ */
+export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: EndpointDefaults = {}): SimulateOptions {
+  let values: Partial<Record<keyof typeof flags, string>>;
+  try {
+    values = parseArgs({ args: argv, options: flags, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new OptionsError(err instanceof Error ? err.message : String(err));
+  }
+  const parsed = simulateOptions.safeParse({
+    devices: values.devices,
+    rate: values.rate,
+    url: values.url ?? env.DDS_URL ?? local.url,
+    mqttUrl: values['mqtt-url'] ?? env.DDS_MQTT_URL ?? local.mqttUrl,
+    topicRoot: values['topic-root'] ?? env.MQTT_TOPIC_ROOT ?? local.topicRoot,
+    email: values.email ?? env.DDS_EMAIL,
+    password: values.password ?? env.DDS_PASSWORD,
+    project: values.project,
+    duration: values.duration,
+  });
+  if (!parsed.success) {
+    throw new OptionsError(parsed.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('\n'));
+  }
+  return parsed.data;
+}

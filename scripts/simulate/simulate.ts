@@ -1,0 +1,64 @@
+import { managementApi } from './api';
+import { startDevice, type DeviceCounters, type RunningDevice } from './device';
+import type { SimulateOptions } from './options';
+
+export interface SimulationReport extends DeviceCounters {
+  projectId: string;
+  deviceIds: string[];
+  seconds: number;
+}
+
+export interface SimulationHooks {
+  /** Ends the run (Ctrl-C in the CLI); `options.duration` ends it too. */
+  signal?: AbortSignal;
+  /** Called about once a second with the running totals. */
+  onProgress?: (line: string) => void;
+}
+
+function waitForEnd(signal: AbortSignal | undefined, durationS: number | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = durationS === undefined ? null : setTimeout(resolve, durationS * 1000);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * `npm run simulate`: signs in (registering if needed), creates or reuses a project and its
+ * devices through the management API, then runs every device on MQTT until stopped.
+ */
+export async function simulate(options: SimulateOptions, hooks: SimulationHooks = {}): Promise<SimulationReport> {
+  const api = managementApi(options.url);
+  await api.signIn(options.email, options.password);
+  const projectId = await api.project(options.project);
+  const devices = await api.devices(projectId, options.devices);
+
+  const counters: DeviceCounters = { published: 0, commands: 0, errors: 0 };
+  const started = Date.now();
+  const running: RunningDevice[] = [];
+  try {
+    for (const [i, device] of devices.entries()) {
+      if (hooks.signal?.aborted) break;
+      running.push(await startDevice(device, i, options, counters));
+    }
+    const progress = setInterval(() => {
+      const seconds = (Date.now() - started) / 1000;
+      hooks.onProgress?.(
+        `${running.length}/${devices.length} devices · ${counters.published} values (${(counters.published / seconds).toFixed(1)}/s) · ` +
+          `${counters.commands} commands answered · ${counters.errors} errors · ${seconds.toFixed(0)} s`,
+      );
+    }, 1000);
+    await waitForEnd(hooks.signal, options.duration);
+    clearInterval(progress);
+  } finally {
+    await Promise.allSettled(running.map((d) => d.stop()));
+  }
+  return { ...counters, projectId, deviceIds: devices.map((d) => d.id), seconds: (Date.now() - started) / 1000 };
+}
