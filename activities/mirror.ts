@@ -1,7 +1,7 @@
 import { rooms } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { hsetWhileExists } from '../store/lua/hset-if-exists';
-import { parseLatestValue } from '../store/latest-value';
+import { deviceReportedAt, parseLatestValue } from '../store/latest-value';
 import { parseLocks } from '../store/pin-locks';
 import { writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
@@ -58,8 +58,11 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
         pins.length > 0 ? redis.hmget(keys.devicePins(deviceId), ...pins) : Promise.resolve([] as (string | null)[]),
       ]);
       const result: LastSeenResult['pins'] = {};
+      // A pin's data is what the device reported: apps' writes toward it do not keep a no_data rule quiet.
       pins.forEach((pin, i) => {
-        result[pin] = parseLatestValue(values[i]);
+        const latest = parseLatestValue(values[i]);
+        const reportedAt = latest ? deviceReportedAt(latest) : null;
+        result[pin] = latest && reportedAt ? { value: latest.value, updatedAt: reportedAt } : null;
       });
       return { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
     },

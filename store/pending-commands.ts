@@ -1,5 +1,6 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { type LatestValue, parseLatestValue } from './latest-value';
 import { hsetWhileExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 
@@ -10,6 +11,8 @@ export interface PendingCommand {
   pin: string;
   value: string;
   queuedAt: string;
+  /** The time of the write it carries (its latest value's `updatedAt`); absent in commands kept by older versions. */
+  at?: string;
   /** The stored JSON, to remove exactly this command once delivered. */
   raw: string;
 }
@@ -20,8 +23,8 @@ export interface PendingCommand {
  */
 export function createPendingCommandStore(redis: Redis) {
   return {
-    async keep(deviceId: string, pin: string, value: string): Promise<boolean> {
-      const json = JSON.stringify({ value, queuedAt: new Date().toISOString() });
+    async keep(deviceId: string, pin: string, value: string, at: Date = new Date()): Promise<boolean> {
+      const json = JSON.stringify({ value, queuedAt: new Date().toISOString(), at: at.toISOString() });
       return hsetWhileExists(redis, keys.device(deviceId), keys.devicePending(deviceId), { [pin]: json });
     },
 
@@ -29,10 +32,15 @@ export function createPendingCommandStore(redis: Redis) {
     async list(deviceId: string): Promise<PendingCommand[]> {
       const raw = await redis.hgetall(keys.devicePending(deviceId));
       return Object.entries(raw)
-        .map(([pin, json]) => ({ pin, raw: json, ...(JSON.parse(json) as { value: string; queuedAt: string }) }))
+        .map(([pin, json]) => ({ pin, raw: json, ...(JSON.parse(json) as { value: string; queuedAt: string; at?: string }) }))
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.pin.localeCompare(b.pin));
     },
 
+
+    /** The pin's latest value now (to tell whether a kept command is still the newest write). */
+    async latest(deviceId: string, pin: string): Promise<LatestValue | null> {
+      return parseLatestValue(await redis.hget(keys.devicePins(deviceId), pin));
+    },
 
     async delivered(deviceId: string, command: PendingCommand): Promise<void> {
       await DONE(redis, [keys.devicePending(deviceId)], [command.pin, command.raw]);

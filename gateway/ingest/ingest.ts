@@ -73,14 +73,14 @@ export function createIngest(deps: IngestDeps) {
   };
 
   /** Publishes a write to an online device (QoS 1); anything else is kept for its twin to deliver. */
-  async function deliver(deviceId: string, pin: string, value: string, online: boolean): Promise<boolean> {
+  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean): Promise<boolean> {
     if (!online) return false;
     try {
       await mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 });
       return true;
     } catch (err) {
       logger.warn({ err, deviceId, pin }, 'publish to device failed; kept for its twin');
-      await pending.keep(deviceId, pin, value);
+      await pending.keep(deviceId, pin, value, at);
       return false;
     }
   }
@@ -108,7 +108,9 @@ export function createIngest(deps: IngestDeps) {
     if (!valueFits(pin, input.value)) return { ok: false, code: 'VALUE_TOO_LARGE' };
 
     const at = input.at ?? new Date();
-    const thresholdRules = pin.type === 'V' ? await rules.forPin(input.deviceId, pin.index) : [];
+    // An import is a past reading: it is history, not an event, so it neither fires a threshold
+    // rule nor moves a rule's edge state (the next live value is judged against the live one before).
+    const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
     const ruleStates = thresholdRules.flatMap((rule): [string, boolean][] => {
       const inside = insideCondition(rule.condition, rule.threshold, input.value);
       return inside === null ? [] : [[rule.id, inside]];
@@ -145,7 +147,7 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
       );
     }
-    const delivered = input.origin === 'app' ? await deliver(input.deviceId, pin.name, input.value, stored.online) : false;
+    const delivered = input.origin === 'app' ? await deliver(input.deviceId, pin.name, input.value, at, stored.online) : false;
     await emitted;
     return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered };
   }

@@ -84,7 +84,8 @@ export function startMqttBridge(deps: BridgeDeps) {
       return;
     }
     const info = infoPayload.safeParse(json);
-    if (info.success) await deps.twins.info(parsed.deviceId, projectId, info.data);
+    // Any message is activity (DESIGN §6), info included.
+    if (info.success) await deps.twins.info(parsed.deviceId, projectId, { ...info.data, at });
   }
 
   /** True once handled; false when it kept failing (or the node is stopping): then it stays unacknowledged. */

@@ -26,8 +26,8 @@ function fits(pin: number, value: string): boolean {
 
 /**
  * Writes of the management data API (SPEC §4.3): the same ingest pipeline as MQTT. A write with
- * a `timestamp` imports a past reading (stored, fanned out, rules applied; not sent to the
- * device); without one it is a write toward the device.
+ * a `timestamp` imports a past reading (stored and fanned out; neither sent to the device nor
+ * judged by threshold rules); without one it is a write toward the device.
  */
 export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
   const router = Router();

@@ -3,25 +3,48 @@
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 oldest ms kept, 6 '1' toward the device, 7 '1' from the device,
 --       8 wake TTL (s), 9 retention (ms), 10 now (ISO), 11.. rule id, '1'|'0' inside its condition
+-- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE or STORE:PIN_LOCKED before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, ts, iso = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis.error_reply('STORE:PIN_LOCKED') end
+local origin = 'import'
+if ARGV[6] == '1' then origin = 'app' elseif ARGV[7] == '1' then origin = 'device' end
 local newer = 1
+local reportedAt = nil
 local current = redis.call('HGET', KEYS[2], pin)
 if current then
   local ok, parsed = pcall(cjson.decode, current)
-  if ok and type(parsed) == 'table' and type(parsed.updatedAt) == 'string' and parsed.updatedAt > iso then newer = 0 end
+  if ok and type(parsed) == 'table' then
+    if type(parsed.updatedAt) == 'string' and parsed.updatedAt > iso then newer = 0 end
+    if type(parsed.reportedAt) == 'string' then reportedAt = parsed.reportedAt
+    elseif parsed.origin == nil and type(parsed.updatedAt) == 'string' then reportedAt = parsed.updatedAt end
+  end
 end
-if newer == 1 then redis.call('HSET', KEYS[2], pin, cjson.encode({value = value, updatedAt = iso})) end
+-- reportedAt: when the device itself last reported this pin (no_data rules count only that).
+if origin == 'device' and (reportedAt == nil or reportedAt < iso) then reportedAt = iso end
+if newer == 1 then
+  redis.call('HSET', KEYS[2], pin, cjson.encode({value = value, updatedAt = iso, origin = origin, reportedAt = reportedAt}))
+elseif origin == 'device' and current then
+  local ok, parsed = pcall(cjson.decode, current)
+  if ok and type(parsed) == 'table' then
+    parsed.reportedAt = reportedAt
+    redis.call('HSET', KEYS[2], pin, cjson.encode(parsed))
+  end
+end
 redis.call('ZADD', KEYS[3], ts, ARGV[3] .. ':' .. value)
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[5])
 redis.call('PEXPIRE', KEYS[3], ARGV[9])
 local status = redis.call('HGET', KEYS[4], 'status') or 'offline'
-if ARGV[6] == '1' and status ~= 'online' then
-  redis.call('HSET', KEYS[8], pin, cjson.encode({value = value, queuedAt = ARGV[10]}))
+if ARGV[6] == '1' then
+  if status ~= 'online' then
+    redis.call('HSET', KEYS[8], pin, cjson.encode({value = value, queuedAt = ARGV[10], at = iso}))
+  else
+    -- Delivered directly: a command kept for this pin is older, and must not be sent after it.
+    redis.call('HDEL', KEYS[8], pin)
+  end
 end
 local wake = 0
 if ARGV[7] == '1' then

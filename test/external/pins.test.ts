@@ -43,7 +43,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso } });
     expect(rateHeaders(res.headers).limit).toBe(1000);
-    expect(await latest(device.id, 'V1')).toEqual({ value: '21.5', updatedAt: res.body.data.updatedAt });
+    expect(await latest(device.id, 'V1')).toEqual({ value: '21.5', updatedAt: res.body.data.updatedAt, origin: 'app' });
     expect(await stack.redis.zrange(`device:${device.id}:history:V1`, '0', '-1')).toEqual([
       `${Date.parse(res.body.data.updatedAt)}:21.5`,
     ]);
