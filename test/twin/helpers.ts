@@ -22,6 +22,7 @@ import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
 import { createDeviceStore } from '../../store/devices';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import { createRuleStore } from '../../store/rules';
+import { storePoint } from '../../store/store-point';
 import { createTwinWorker } from '../../workers/create-worker';
 import { testConfig } from '../harness/config';
 import { eventually, sleep } from '../helpers/wait';
@@ -149,14 +150,20 @@ export async function keepCommand(redis: Redis, deviceId: string, pin: string, v
   await createPendingCommandStore(redis).keep(deviceId, pin, value);
 }
 
-/** Stands for the gateway's hot path: one message from the device on a pin. */
+/** One message from the device on a pin, stored by the ingest pipeline's own write (store/store-point.ts). */
 export async function deviceMessage(redis: Redis, deviceId: string, pin: string, value: string, at = new Date()): Promise<void> {
-  const updatedAt = at.toISOString();
-  await redis
-    .pipeline()
-    .hset(keys.deviceState(deviceId), 'lastSeen', updatedAt)
-    .hset(keys.devicePins(deviceId), pin, JSON.stringify({ value, updatedAt }))
-    .exec();
+  await storePoint(redis, {
+    deviceId,
+    pin,
+    value,
+    at,
+    retentionMs: 86_400_000,
+    towardDevice: false,
+    fromDevice: true,
+    // The tests signal the twin themselves when they mean to; the wake marker they leave lapses.
+    wakeTtlS: 1,
+    ruleStates: [],
+  });
 }
 
 export async function mirror(redis: Redis, deviceId: string): Promise<Record<string, string>> {

@@ -112,8 +112,9 @@ describe('device twin: online / offline', () => {
     const device = await createDevice(env.redis);
     const onlineAt = new Date().toISOString();
     await env.twins.status(device.deviceId, device.projectId, 'online', onlineAt);
-    await env.twins.status(device.deviceId, device.projectId, 'offline', new Date(Date.now() + 10).toISOString());
-    await eventually(async () => expect((await env.twins.state(device.deviceId))?.status).toBe('offline'));
+    const offlineAt = new Date(Date.now() + 10).toISOString();
+    await env.twins.status(device.deviceId, device.projectId, 'offline', offlineAt);
+    await eventually(async () => expect(await mirror(env.redis, device.deviceId)).toMatchObject({ status: 'offline', statusChangedAt: offlineAt }));
 
     await env.twins.activity(device.deviceId, device.projectId, onlineAt);
     const taken = await eventually(async () => {
