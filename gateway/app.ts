@@ -4,6 +4,7 @@ import type { Metrics } from '../common/metrics';
 import type { Redis } from '../common/redis';
 import { accessLog } from './http/access-log';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { staticDashboard } from './http/static-dashboard';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -86,6 +87,8 @@ export function createGateway(components: GatewayComponents): Gateway {
   const api = express.Router();
   for (const routes of managementRouters) api.use(routes(components));
   app.use('/api/v1', api);
+  const dashboard = staticDashboard();
+  if (dashboard) app.use(dashboard);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 
