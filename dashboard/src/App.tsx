@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Link, match, navigate, usePath } from './router';
 import { SessionProvider, useSession } from './session';
-import { SocketProvider } from './realtime/socket';
+import { SocketProvider, useSocket } from './realtime/socket';
 import { AuthScreen } from './screens/AuthScreen';
 import { ProjectsScreen } from './screens/ProjectsScreen';
 import { ProjectScreen } from './screens/ProjectScreen';
@@ -49,6 +49,7 @@ function Shell() {
         </button>
       </nav>
       <main>
+        <ConnectionBanner />
         <Routes path={path} />
       </main>
     </SocketProvider>
@@ -67,6 +68,16 @@ function Routes({ path }: { path: string }) {
   return (
     <p>
       Nothing here. <Link to="/projects">Back to projects</Link>
+    </p>
+  );
+}
+
+function ConnectionBanner() {
+  const { connected, epoch } = useSocket();
+  if (connected || epoch === 0) return null;
+  return (
+    <p className="banner" role="status" data-testid="reconnecting">
+      Live connection lost — reconnecting…
     </p>
   );
 }

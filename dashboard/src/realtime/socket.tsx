@@ -35,7 +35,11 @@ export function SocketProvider({ token, children }: { token: string; children: R
       setConnected(true);
       setEpoch((e) => e + 1);
     };
-    const onDisconnect = () => setConnected(false);
+    const onDisconnect = (reason: string) => {
+      setConnected(false);
+      // The client retries dropped transports itself, but not a disconnect the server chose.
+      if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 1000);
+    };
     socket.on('connect', onConnect);
     socket.on('disconnect', onDisconnect);
     socket.on('pin:update', (e) => recordPinValue(e.deviceId, e.pin, { value: e.value, at: e.updatedAt }));

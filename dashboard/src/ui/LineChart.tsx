@@ -14,6 +14,8 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
       width: Math.max(el.clientWidth, 100),
       height,
       legend: { show: false },
+      // One point alone would otherwise get a range of years around it.
+      scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 60, max + 60] : [min, max]) } },
       cursor: { show: true },
       series: [
         {},
