@@ -14,8 +14,6 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
       width: Math.max(el.clientWidth, 100),
       height,
       legend: { show: false },
-      // One point alone would otherwise get a range of years around it.
-      scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 60, max + 60] : [min, max]) } },
       cursor: { show: true },
       series: [
         {},
@@ -25,7 +23,6 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
           fill: bars ? 'rgba(37,99,235,0.5)' : 'rgba(37,99,235,0.08)',
           width: 2,
           paths: bars ? uPlot.paths.bars?.({ size: [0.8, 40] }) : undefined,
-          points: { show: false },
         },
       ],
       axes: [{ stroke: '#64748b', grid: { stroke: '#eef2f7' } }, { stroke: '#64748b', grid: { stroke: '#eef2f7' }, size: 45 }],
@@ -41,7 +38,13 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
   }, [height, bars, label]); // the data effect below feeds new points
 
   useEffect(() => {
-    plot.current?.setData([xs, ys]);
+    const p = plot.current;
+    if (!p) return;
+    p.setData([xs, ys]);
+    // One point (or a burst within a minute) would otherwise get a range of years around it.
+    const first = xs[0];
+    const last = xs[xs.length - 1];
+    if (first !== undefined && last !== undefined && last - first < 60) p.setScale('x', { min: first - 60, max: last + 60 });
   }, [xs, ys]);
 
   return <div ref={box} className="chart" />;
