@@ -139,6 +139,11 @@ test('sign up, project, device, gauge and slider live over MQTT, rule badge, vie
   await owner.getByText('Too hot: 35 °C').waitFor();
   await screenshot(owner, 'notifications');
 
+  // The device list shows the device online, live (it reported `online` over MQTT above).
+  await owner.goto(`${projectUrl}/devices`);
+  await owner.getByTestId(`status-${deviceId}`).filter({ hasText: 'online' }).waitFor({ timeout: 15_000 });
+  await screenshot(owner, 'devices');
+
   // A viewer (on the other node) sees the dashboard read-only and cannot write.
   const viewerUser = await registerUser(node1.request, 'Vic Viewer');
   const editorUser = await registerUser(node1.request, 'Eddie Editor');
