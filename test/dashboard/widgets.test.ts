@@ -101,6 +101,25 @@ test('a pin lock shows PIN_LOCKED next to the widget that wrote', async () => {
   await stack.request('DELETE', `/api/v1/devices/${deviceId}/pins/${slider}/lock`, { token: user.token });
 });
 
+test('an oversized value shows VALUE_TOO_LARGE next to the widget that wrote', async () => {
+  await page.goto(`${stack.baseUrl}/projects/${projectId}`);
+  const widget = page.getByTestId('widget-TEXT_INPUT');
+  await widget.getByLabel('Text').fill('x'.repeat(1025));
+  await widget.getByRole('button', { name: 'Send' }).click();
+  await widget.getByRole('alert').filter({ hasText: 'VALUE_TOO_LARGE' }).waitFor();
+});
+
+test('a chart widget opens with the stored points of the last hour, not only the latest value', async () => {
+  const pin = TYPES.indexOf('GRAPH');
+  for (const minutesAgo of [30, 20, 10]) {
+    const timestamp = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const res = await stack.request('POST', `/api/v1/data/${deviceId}/${pin}`, { token: user.token, body: { value: String(minutesAgo), timestamp } });
+    expect(res.status).toBe(201);
+  }
+  await page.goto(`${stack.baseUrl}/projects/${projectId}`);
+  await page.locator('[data-testid="widget-GRAPH"] [data-testid="widget-value"][data-series="4"]').waitFor();
+});
+
 test('after a dropped connection the page resubscribes and refetches what changed meanwhile', async () => {
   const pin = TYPES.indexOf('VALUE_DISPLAY');
   await page.goto(`${stack.baseUrl}/projects/${projectId}`);

@@ -55,6 +55,14 @@ export function recordPinValue(deviceId: string, pin: number | string, value: Li
   pinSeries.set(key, [...series.slice(-199), value]);
 }
 
+/** Merges stored points (e.g. the last hour) under what arrived live, oldest first, keeping 200. */
+export function seedPinSeries(deviceId: string, pin: number, points: LiveValue[]): void {
+  const key = pinKey(deviceId, pin);
+  const byTime = new Map<string, LiveValue>();
+  for (const p of [...points, ...(pinSeries.get(key) ?? [])]) byTime.set(p.at, p);
+  pinSeries.set(key, [...byTime.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).slice(-200));
+}
+
 export function usePinValue(deviceId: string, pin: number): LiveValue | undefined {
   const key = pinKey(deviceId, pin);
   return useSyncExternalStore(

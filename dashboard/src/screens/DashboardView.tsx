@@ -3,7 +3,7 @@ import ReactGridLayout, { useContainerWidth, type Layout as GridLayout } from 'r
 import 'react-grid-layout/css/styles.css';
 import { api, errorText } from '../api/client';
 import type { Project, Widget } from '../api/types';
-import { recordPinValue } from '../realtime/live-values';
+import { recordPinValue, seedPinSeries } from '../realtime/live-values';
 import { useSocket } from '../realtime/socket';
 import { ErrorLine, useAction, useLoad } from '../ui/common';
 import { defaultSize } from '../widgets/catalog';
@@ -25,6 +25,28 @@ function useLatestValues(widgets: Widget[] | undefined, epoch: number) {
   }, [pins, epoch]);
 }
 
+const CHART_TYPES = new Set(['GRAPH', 'SPARKLINE', 'BAR_CHART']);
+
+/** Chart widgets open with the pin's last hour of stored points, then grow with live updates. */
+function useChartHistory(widgets: Widget[] | undefined, epoch: number) {
+  const pins = useMemo(
+    () => [...new Set((widgets ?? []).filter((w) => CHART_TYPES.has(w.type)).map((w) => `${w.deviceId}|${w.pin}`))].sort().join(','),
+    [widgets],
+  );
+  useEffect(() => {
+    if (!pins) return;
+    const to = new Date();
+    const from = new Date(to.getTime() - 3600_000);
+    for (const key of pins.split(',')) {
+      const [deviceId, pin] = key.split('|') as [string, string];
+      api.history(deviceId, Number(pin), { from: from.toISOString(), to: to.toISOString(), aggregate: 'raw', limit: 200 }).then(
+        (h) => seedPinSeries(deviceId, Number(pin), h.points.map((p) => ({ value: String(p.value), at: p.timestamp }))),
+        () => undefined,
+      );
+    }
+  }, [pins, epoch]);
+}
+
 export function DashboardView({ project }: { project: Project }) {
   const { epoch } = useSocket();
   const widgets = useLoad(() => api.widgets(project.id), [project.id, epoch]);
@@ -36,6 +58,7 @@ export function DashboardView({ project }: { project: Project }) {
   const readOnly = project.role === 'viewer';
   const list = widgets.data?.widgets;
   useLatestValues(list, epoch);
+  useChartHistory(list, epoch);
 
   const layout = useMemo<GridLayout>(() => (list ?? []).map((w) => ({ i: w.id, ...w.layout })), [list]);
   const deviceName = useCallback((id: string) => devices.data?.devices.find((d) => d.id === id)?.name ?? 'device', [devices.data]);

@@ -46,7 +46,7 @@ export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readO
           </span>
         )}
       </header>
-      <div className="widget-body" data-testid="widget-value" data-value={value?.value ?? ''}>
+      <div className="widget-body" data-testid="widget-value" data-value={value?.value ?? ''} data-series={series?.length ?? 0}>
         {type ? (
           <WidgetBody type={type} widget={widget} value={value} series={series} readOnly={readOnly && INPUT_TYPES.has(type)} write={write} />
         ) : (
