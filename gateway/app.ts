@@ -11,6 +11,7 @@ import { meteredIngest } from './ingest/metered-ingest';
 import { createMetricsServer } from './metrics-server';
 import { docsUi } from './openapi/docs-ui';
 import { buildOpenApiDocument } from './openapi/document';
+import { staticDashboard } from './http/static-dashboard';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -106,6 +107,8 @@ export function createGateway(components: GatewayComponents): Gateway {
   const managementDeps = through('data');
   for (const routes of managementRouters) api.use(routes(managementDeps));
   app.use('/api/v1', api);
+  const dashboard = staticDashboard();
+  if (dashboard) app.use(dashboard);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 

@@ -40,4 +40,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
     redis-server mosquitto mosquitto-clients
 fi
 
+# The browser tests drive Debian's Chromium through playwright-core (never a Playwright download).
+if [ ! -x /usr/bin/chromium ]; then
+  say "missing /usr/bin/chromium; installing Debian's chromium with apt-get"
+  if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
+    say "not root and no sudo: install the chromium package yourself" >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+fi
+
 say "ok"

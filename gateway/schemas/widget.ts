@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ConfigKey, DATA_TYPES, EVERY_TYPE_KEYS, KEYS_BY_TYPE } from '../../common/widget-config';
 import { WIDGET_TYPES, type JsonValue, type Widget, type WidgetType } from '../../store/widgets';
 
 /** Bound on a widget's config, measured as UTF-8 JSON. */
@@ -7,10 +8,10 @@ export const CONFIG_MAX_BYTES = 8192;
 const jsonObject = z.record(z.string(), z.json());
 const coordinate = z.int().min(0);
 
-/** Typed config keys; a type's schema checks the ones it knows, other keys stay free-form JSON. */
-const KNOWN = {
+/** How each config key is typed; which keys a type knows is common/widget-config.ts. */
+const KNOWN: Record<ConfigKey, z.ZodType> = {
   label: z.string().max(100),
-  dataType: z.enum(['INTEGER', 'FLOAT', 'STRING', 'BOOLEAN', 'JSON']),
+  dataType: z.enum(DATA_TYPES),
   suffix: z.string().max(20),
   min: z.number(),
   max: z.number(),
@@ -20,47 +21,9 @@ const KNOWN = {
   options: z.array(z.string().min(1).max(50)).min(1).max(20),
   locked: z.boolean(),
 };
-type KnownKey = keyof typeof KNOWN;
-
-const EVERY_TYPE: KnownKey[] = ['label', 'dataType'];
-const RANGE: KnownKey[] = ['min', 'max', 'suffix'];
-const INPUT_RANGE: KnownKey[] = [...RANGE, 'step'];
-const ON_OFF: KnownKey[] = ['onValue', 'offValue'];
-
-const KEYS_BY_TYPE: Record<WidgetType, KnownKey[]> = {
-  BUTTON: ON_OFF,
-  SWITCH: ON_OFF,
-  SLIDER: INPUT_RANGE,
-  GAUGE: RANGE,
-  ANALOG_GAUGE: RANGE,
-  GRAPH: RANGE,
-  VALUE_DISPLAY: ['suffix'],
-  LCD: [],
-  TERMINAL: [],
-  LED: [],
-  JOYSTICK: ['min', 'max'],
-  MAP: [],
-  PROGRESS_BAR: RANGE,
-  COLOR_PICKER: [],
-  STEP_CONTROL: INPUT_RANGE,
-  BRIDGE: [],
-  IMAGE: [],
-  TABLE: [],
-  BAR_CHART: RANGE,
-  ALERT: [],
-  NUMBER_INPUT: INPUT_RANGE,
-  TIMER: [],
-  SEGMENTED_CONTROL: ['options'],
-  SIGNAL_STRENGTH: ['min', 'max'],
-  TEXT_INPUT: [],
-  SPARKLINE: RANGE,
-  ICON_STATUS: [],
-  KEYPAD: ['locked'],
-  LOCATION: [],
-};
 
 function configSchema(type: WidgetType) {
-  const known = z.object(Object.fromEntries([...EVERY_TYPE, ...KEYS_BY_TYPE[type]].map((key) => [key, KNOWN[key].optional()])));
+  const known = z.object(Object.fromEntries([...EVERY_TYPE_KEYS, ...KEYS_BY_TYPE[type]].map((key) => [key, KNOWN[key].optional()])));
   return z.object({
     config: jsonObject
       .superRefine((config, ctx) => {

@@ -1,0 +1,83 @@
+import { useEffect } from 'react';
+import { Link, match, navigate, usePath } from './router';
+import { SessionProvider, useSession } from './session';
+import { SocketProvider, useSocket } from './realtime/socket';
+import { AuthScreen } from './screens/AuthScreen';
+import { ProjectsScreen } from './screens/ProjectsScreen';
+import { ProjectScreen } from './screens/ProjectScreen';
+import { DeviceScreen } from './screens/DeviceScreen';
+import { AccountScreen } from './screens/AccountScreen';
+import { NotificationsScreen } from './screens/NotificationsScreen';
+import { HistoryScreen } from './screens/HistoryScreen';
+import { UnreadBadge } from './screens/UnreadBadge';
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Shell />
+    </SessionProvider>
+  );
+}
+
+function Shell() {
+  const { session, signOut } = useSession();
+  const path = usePath();
+  const publicRoute = path === '/signin' || path === '/signup';
+
+  useEffect(() => {
+    if (!session && !publicRoute) navigate('/signin');
+    if (session && (publicRoute || path === '/')) navigate('/projects');
+  }, [session, publicRoute, path]);
+
+  if (!session) return publicRoute ? <AuthScreen mode={path === '/signup' ? 'signup' : 'signin'} /> : null;
+
+  return (
+    <SocketProvider token={session.accessToken}>
+      <nav className="topbar">
+        <Link to="/projects" className="brand">
+          Device Data Service
+        </Link>
+        <Link to="/projects">Projects</Link>
+        <Link to="/notifications">
+          Notifications <UnreadBadge />
+        </Link>
+        <Link to="/account">Account</Link>
+        <span className="spacer" />
+        <span className="muted">{session.user.email}</span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </nav>
+      <main>
+        <ConnectionBanner />
+        <Routes path={path} />
+      </main>
+    </SocketProvider>
+  );
+}
+
+function Routes({ path }: { path: string }) {
+  let m: Record<string, string> | null;
+  if (match('/projects', path)) return <ProjectsScreen />;
+  if ((m = match('/projects/:projectId', path))) return <ProjectScreen projectId={m.projectId as string} tab="dashboard" />;
+  if ((m = match('/projects/:projectId/:tab', path))) return <ProjectScreen projectId={m.projectId as string} tab={m.tab as string} />;
+  if ((m = match('/devices/:deviceId', path))) return <DeviceScreen deviceId={m.deviceId as string} />;
+  if ((m = match('/devices/:deviceId/pins/:pin', path))) return <HistoryScreen deviceId={m.deviceId as string} pin={Number(m.pin)} />;
+  if (match('/account', path)) return <AccountScreen />;
+  if (match('/notifications', path)) return <NotificationsScreen />;
+  return (
+    <p>
+      Nothing here. <Link to="/projects">Back to projects</Link>
+    </p>
+  );
+}
+
+function ConnectionBanner() {
+  const { connected, epoch } = useSocket();
+  if (connected || epoch === 0) return null;
+  return (
+    <p className="banner" role="status" data-testid="reconnecting">
+      Live connection lost — reconnecting…
+    </p>
+  );
+}

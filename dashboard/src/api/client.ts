@@ -1,0 +1,180 @@
+import type {
+  ApiKey,
+  CreatedApiKey,
+  Device,
+  DeviceList,
+  Latest,
+  Layout,
+  Member,
+  NotificationPage,
+  NotificationRecord,
+  NotificationRule,
+  PinLock,
+  Point,
+  Project,
+  Role,
+  Session,
+  SimpleApi,
+  User,
+  Widget,
+  WidgetConfig,
+} from './types';
+
+/** An error the API answered with: its HTTP status and the envelope's code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Array<{ field: string; problem: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+const TOKEN_KEY = 'dds.session';
+
+export function storedSession(): Session | null {
+  const raw = localStorage.getItem(TOKEN_KEY);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as Session;
+  } catch {
+    return null;
+  }
+}
+
+export function storeSession(session: Session | null): void {
+  if (session) localStorage.setItem(TOKEN_KEY, JSON.stringify(session));
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+function url(path: string, query?: Query): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return `/api/v1${path}${qs ? `?${qs}` : ''}`;
+}
+
+/** Listeners told when the server says the session is gone (401), so the app can sign out. */
+const unauthorizedListeners = new Set<() => void>();
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+async function call<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+  const headers: Record<string, string> = {};
+  const token = storedSession()?.accessToken;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(url(path, options.query), {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  if (res.status === 204) return undefined as T;
+  const envelope = (await res.json().catch(() => null)) as
+    | { success: true; data: T }
+    | { success: false; error: { code: string; message: string; details?: Array<{ field: string; problem: string }> } }
+    | null;
+  if (!envelope) throw new ApiError(res.status, 'BAD_RESPONSE', `The server answered ${res.status}`);
+  if (!envelope.success) {
+    if (res.status === 401 && token) unauthorizedListeners.forEach((l) => l());
+    throw new ApiError(res.status, envelope.error.code, envelope.error.message, envelope.error.details);
+  }
+  return envelope.data;
+}
+
+export interface HistoryQuery {
+  from: string;
+  to: string;
+  aggregate: 'raw' | 'avg' | 'min' | 'max' | 'sum';
+  interval?: '1m' | '5m' | '1h' | '1d';
+  limit?: number;
+}
+
+/** The one typed client every screen uses for `/api/v1`. */
+export const api = {
+  register: (body: { email: string; password: string; name?: string }) => call<Session>('POST', '/auth/register', { body }),
+  login: (body: { email: string; password: string }) => call<Session>('POST', '/auth/login', { body }),
+  logout: () => call<void>('POST', '/auth/logout'),
+  me: () => call<User>('GET', '/auth/me'),
+
+  apiKeys: () => call<{ apiKeys: ApiKey[] }>('GET', '/api-keys'),
+  createApiKey: (body: { name: string; expiresAt?: string }) => call<CreatedApiKey>('POST', '/api-keys', { body }),
+  revokeApiKey: (id: string) => call<void>('DELETE', `/api-keys/${id}`),
+
+  projects: () => call<{ projects: Project[] }>('GET', '/projects'),
+  project: (id: string) => call<Project>('GET', `/projects/${id}`),
+  createProject: (body: { name: string; description?: string }) => call<Project>('POST', '/projects', { body }),
+  updateProject: (id: string, body: { name?: string; description?: string }) => call<Project>('PATCH', `/projects/${id}`, { body }),
+  deleteProject: (id: string) => call<void>('DELETE', `/projects/${id}`),
+  members: (projectId: string) => call<{ members: Member[] }>('GET', `/projects/${projectId}/members`),
+  addMember: (projectId: string, body: { email: string; role: Role }) => call<Member>('POST', `/projects/${projectId}/members`, { body }),
+  setMemberRole: (projectId: string, userId: string, role: Role) =>
+    call<Member>('PATCH', `/projects/${projectId}/members/${userId}`, { body: { role } }),
+  removeMember: (projectId: string, userId: string) => call<void>('DELETE', `/projects/${projectId}/members/${userId}`),
+
+  devices: (query: { projectId?: string; status?: string; page?: number; limit?: number }) =>
+    call<DeviceList>('GET', '/devices', { query }),
+  device: (id: string) => call<Device>('GET', `/devices/${id}`),
+  createDevice: (body: { name: string; projectId: string; description?: string; tags?: string[] }) =>
+    call<Device>('POST', '/devices', { body }),
+  updateDevice: (id: string, body: { name?: string; description?: string; tags?: string[] }) =>
+    call<Device>('PATCH', `/devices/${id}`, { body }),
+  deleteDevice: (id: string) => call<void>('DELETE', `/devices/${id}`),
+  regenerateDeviceToken: (id: string) => call<{ token: string }>('POST', `/devices/${id}/regenerate-token`),
+  deviceStatus: (id: string) =>
+    call<{ status: Device['status']; lastSeen: string | null; ipAddress: string | null; firmwareVersion: string | null }>(
+      'GET',
+      `/devices/${id}/status`,
+    ),
+  simpleApi: (id: string) => call<SimpleApi>('GET', `/devices/${id}/simple-api`),
+  setSimpleApi: (id: string, enabled: boolean) => call<SimpleApi>('PUT', `/devices/${id}/simple-api`, { body: { enabled } }),
+  regenerateSimpleToken: (id: string) => call<{ token: string }>('POST', `/devices/${id}/simple-api/regenerate-token`),
+  locks: (id: string) => call<{ locks: PinLock[] }>('GET', `/devices/${id}/locks`),
+  lockPin: (id: string, pin: number) => call<PinLock>('PUT', `/devices/${id}/pins/${pin}/lock`),
+  unlockPin: (id: string, pin: number) => call<void>('DELETE', `/devices/${id}/pins/${pin}/lock`),
+
+  latest: (deviceId: string, pin: number) => call<Latest>('GET', `/data/${deviceId}/${pin}/latest`),
+  writePin: (deviceId: string, pin: number, value: string) =>
+    call<{ delivered: boolean }>('POST', `/data/${deviceId}/${pin}`, { body: { value } }),
+  history: (deviceId: string, pin: number, query: HistoryQuery) =>
+    call<{ points: Point[] }>('GET', `/data/${deviceId}/${pin}`, { query: { ...query, format: 'json' } }),
+  /** The CSV of a history read, fetched with the bearer header (a plain link could not send it). */
+  async historyCsv(deviceId: string, pin: number, query: HistoryQuery): Promise<Blob> {
+    const token = storedSession()?.accessToken ?? '';
+    const res = await fetch(url(`/data/${deviceId}/${pin}`, { ...query, format: 'csv' }), { headers: { Authorization: `Bearer ${token}` } });
+    if (!res.ok) throw new ApiError(res.status, 'CSV_FAILED', `CSV download failed (${res.status})`);
+    return res.blob();
+  },
+
+  widgets: (projectId: string) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: { projectId } }),
+  createWidget: (body: { type: string; projectId: string; deviceId: string; pin: number; layout: Layout; config: WidgetConfig }) =>
+    call<Widget>('POST', '/widgets', { body }),
+  updateWidget: (id: string, body: { layout?: Layout; config?: Record<string, unknown> }) =>
+    call<Widget>('PATCH', `/widgets/${id}`, { body }),
+  deleteWidget: (id: string) => call<void>('DELETE', `/widgets/${id}`),
+
+  rules: (projectId: string) => call<{ rules: NotificationRule[] }>('GET', '/notifications/rules', { query: { projectId } }),
+  createRule: (body: Record<string, unknown>) => call<NotificationRule>('POST', '/notifications/rules', { body }),
+  updateRule: (id: string, body: Record<string, unknown>) => call<NotificationRule>('PATCH', `/notifications/rules/${id}`, { body }),
+  deleteRule: (id: string) => call<void>('DELETE', `/notifications/rules/${id}`),
+
+  notifications: (query: { projectId?: string; deviceId?: string; type?: string; unread?: boolean; page?: number; limit?: number }) =>
+    call<NotificationPage>('GET', '/notifications', { query }),
+  markRead: (id: string) => call<NotificationRecord>('PATCH', `/notifications/${id}/read`),
+  readAll: (projectId?: string) => call<{ updated: number }>('PATCH', '/notifications/read-all', { query: { projectId } }),
+  deleteNotification: (id: string) => call<void>('DELETE', `/notifications/${id}`),
+};
+
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) {
+    const detail = err.details.map((d) => `${d.field}: ${d.problem}`).join('; ');
+    return `${err.code}: ${err.message}${detail ? ` (${detail})` : ''}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,129 @@
+/** Records the management API answers with (docs/api.md, docs/management-api.md). */
+import type { DeviceStatus } from '../../../common/contracts';
+
+export type {
+  DeviceStatus,
+  DeviceStatusEvent,
+  NotificationChannel,
+  NotificationRecord,
+  NotificationRule,
+  PinLock,
+  PinUpdateEvent,
+  RuleCondition,
+} from '../../../common/contracts';
+
+export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
+export type Plan = string;
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  createdAt?: string;
+}
+
+export interface Session {
+  user: User;
+  accessToken: string;
+  expiresAt: string;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string;
+  deviceCount: number;
+  role: Role;
+  createdAt: string;
+}
+
+export interface Member {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+export interface Device {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  status: DeviceStatus;
+  lastSeen: string | null;
+  projectId: string;
+  token: string;
+  ipAddress: string | null;
+  firmwareVersion: string | null;
+  createdAt: string;
+}
+
+export interface DeviceList {
+  devices: Device[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+export interface SimpleApi {
+  enabled: boolean;
+  token: string | null;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  key: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface Layout {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type WidgetConfig = Record<string, JsonValue>;
+
+export interface Widget {
+  id: string;
+  type: string;
+  projectId: string;
+  deviceId: string;
+  pin: number;
+  layout: Layout;
+  config: WidgetConfig;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Latest {
+  value: string;
+  timestamp: string;
+}
+
+export interface Point {
+  timestamp: string;
+  value: number;
+}
+
+export interface NotificationPage {
+  notifications: import('../../../common/contracts').NotificationRecord[];
+  total: number;
+  page: number;
+  limit: number;
+  unread: number;
+}

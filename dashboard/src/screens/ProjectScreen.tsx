@@ -1,0 +1,45 @@
+import { api } from '../api/client';
+import { useRoom } from '../realtime/socket';
+import { Link } from '../router';
+import { ErrorLine, useLoad } from '../ui/common';
+import { DashboardView } from './DashboardView';
+import { DevicesView } from './DevicesView';
+import { MembersView } from './MembersView';
+import { ProjectSettings } from './ProjectSettings';
+import { RulesView } from './RulesView';
+
+const TABS: Array<[string, string]> = [
+  ['dashboard', 'Dashboard'],
+  ['devices', 'Devices'],
+  ['rules', 'Rules'],
+  ['members', 'Members'],
+  ['settings', 'Settings'],
+];
+
+export function ProjectScreen({ projectId, tab }: { projectId: string; tab: string }) {
+  const { data: project, error, reload } = useLoad(() => api.project(projectId), [projectId]);
+  useRoom({ projectId });
+  if (error) return <ErrorLine error={error} />;
+  if (!project) return <p className="muted">Loading…</p>;
+  const base = `/projects/${projectId}`;
+  return (
+    <div className="stack">
+      <div className="title-row">
+        <h1 data-testid="project-name">{project.name}</h1>
+        <span className={`role role-${project.role}`}>{project.role}</span>
+      </div>
+      <nav className="tabs">
+        {TABS.map(([key, label]) => (
+          <Link key={key} to={key === 'dashboard' ? base : `${base}/${key}`} className={tab === key ? 'active' : ''}>
+            {label}
+          </Link>
+        ))}
+      </nav>
+      {tab === 'dashboard' && <DashboardView project={project} />}
+      {tab === 'devices' && <DevicesView project={project} />}
+      {tab === 'rules' && <RulesView project={project} />}
+      {tab === 'members' && <MembersView project={project} />}
+      {tab === 'settings' && <ProjectSettings project={project} onChange={reload} />}
+    </div>
+  );
+}

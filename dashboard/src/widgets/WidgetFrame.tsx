@@ -1,0 +1,63 @@
+import { memo, useState } from 'react';
+import type { Widget } from '../api/types';
+import { usePinSeries, usePinValue } from '../realtime/live-values';
+import { useSocket, writePin } from '../realtime/socket';
+import { INPUT_TYPES, isWidgetType, str, title } from './catalog';
+import { WidgetBody } from './WidgetBody';
+
+interface Props {
+  widget: Widget;
+  deviceName: string;
+  readOnly: boolean;
+  onEdit: (w: Widget) => void;
+  onDelete: (w: Widget) => void;
+}
+
+/** One widget: its live value (re-rendered alone on its pin's updates), writes and their errors. */
+export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readOnly, onEdit, onDelete }: Props) {
+  const { socket } = useSocket();
+  const value = usePinValue(widget.deviceId, widget.pin);
+  const series = usePinSeries(widget.deviceId, widget.pin);
+  const [error, setError] = useState<string | null>(null);
+  const type = isWidgetType(widget.type) ? widget.type : null;
+
+  const write = (v: string) => {
+    setError(null);
+    void writePin(socket, widget.deviceId, widget.pin, v).then((ack) => {
+      if (!ack.success) setError(`${ack.error.code}: ${ack.error.message}`);
+    });
+  };
+
+  return (
+    <div className="widget" data-testid={`widget-${widget.type}`} data-widget-id={widget.id}>
+      <header className="widget-handle">
+        <strong>{str(widget.config, 'label', title(widget.type))}</strong>
+        <span className="muted">
+          {deviceName} · V{widget.pin}
+        </span>
+        {!readOnly && (
+          <span className="widget-actions">
+            <button type="button" className="icon" aria-label="Edit widget" onClick={() => onEdit(widget)}>
+              ✎
+            </button>
+            <button type="button" className="icon" aria-label="Delete widget" onClick={() => onDelete(widget)}>
+              ✕
+            </button>
+          </span>
+        )}
+      </header>
+      <div className="widget-body" data-testid="widget-value" data-value={value?.value ?? ''} data-series={series?.length ?? 0}>
+        {type ? (
+          <WidgetBody type={type} widget={widget} value={value} series={series} readOnly={readOnly && INPUT_TYPES.has(type)} write={write} />
+        ) : (
+          <span className="muted">Unknown type {widget.type}</span>
+        )}
+      </div>
+      {error && (
+        <p className="error widget-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+});
