@@ -6,11 +6,16 @@ import type { RouteDeps } from './route-deps';
  * delete: a twin that did not end ends itself; a broker account that could not be removed (broker
  * unreachable) stays until it is removed again (docs/architecture.md, "Revocation").
  */
-export async function retireDevices({ twins, broker, logger }: Pick<RouteDeps, 'twins' | 'broker' | 'logger'>, deviceIds: string[]): Promise<void> {
+export async function retireDevices(
+  { twins, broker, logger }: Pick<RouteDeps, 'twins' | 'broker' | 'logger'>,
+  deviceIds: string[],
+): Promise<void> {
   await Promise.all(
     deviceIds.flatMap((deviceId) => [
       twins.end(deviceId).catch((err: unknown) => logger.warn({ err, deviceId }, 'twin did not end; it ends itself')),
-      broker.remove(deviceId).catch((err: unknown) => logger.error({ err, deviceId }, 'broker account not removed; the device can still log in')),
+      broker
+        .remove(deviceId)
+        .catch((err: unknown) => logger.error({ err, deviceId }, 'broker account not removed; the device can still log in')),
     ]),
   );
 }

@@ -1,6 +1,7 @@
 import type { Server } from 'socket.io';
-import { rooms } from '../../common/contracts';
+import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import type { Redis } from '../../common/redis';
+import type { SocketData } from './socket-types';
 
 /**
  * Takes rights away from open Socket.IO connections on every node (docs/architecture.md,
@@ -14,15 +15,15 @@ export interface SocketRevocations {
   endSession(sessionId: string): Promise<void>;
 }
 
-// The io type parameters differ from caller to caller; only its cross-node operations are used here.
-type AnyServer = Pick<Server, 'in'>;
-
 /**
  * The adapter publishes each request on `pub` without waiting. A PING on that same connection
  * answers only after Redis has handed the request to every node's subscriber, so once a revocation
  * resolves, any event published after it (by any node) reaches each node behind it.
  */
-export function socketRevocations(io: AnyServer, pub: Redis): SocketRevocations {
+export function socketRevocations(
+  io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>,
+  pub: Redis,
+): SocketRevocations {
   const handedOver = async (): Promise<void> => {
     await pub.ping();
   };

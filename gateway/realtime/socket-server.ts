@@ -74,7 +74,9 @@ export function createSocketServer(deps: SocketServerDeps) {
     // A logout between the handshake's check and the join above found no socket to disconnect.
     stores.sessions
       .isLive(socket.data.sessionId)
-      .then((live) => live || socket.disconnect(true))
+      .then((live) => {
+        if (!live) socket.disconnect(true);
+      })
       .catch((err: unknown) => logger.warn({ err }, 'session not rechecked after connect'));
     const on = handleEvent(socket, logger);
     on('subscribe', async (payload) => {
