@@ -89,4 +89,6 @@ export const rooms = {
   project: (projectId: string) => `project:${projectId}`,
   device: (deviceId: string) => `device:${deviceId}`,
   user: (userId: string) => `user:${userId}`,
+  /** A login's sockets, by session id (the token's hash, never the token). */
+  session: (sessionId: string) => `session:${sessionId}`,
 };

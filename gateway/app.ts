@@ -31,7 +31,7 @@ import { simpleApiSettingRoutes } from './routes/simple-api-settings';
 import { widgetRoutes } from './routes/widgets';
 import type { RouteDeps } from './route-deps';
 
-export interface GatewayComponents extends RouteDeps {
+export interface GatewayComponents extends Omit<RouteDeps, 'revocations'> {
   metrics: Metrics;
   /** Socket.IO adapter connections: a normal one to publish, a dedicated one to subscribe. */
   pub: Redis;
@@ -85,8 +85,9 @@ export function createGateway(components: GatewayComponents): Gateway {
     logger,
   });
   metrics.gauge('dds_socketio_connections', 'Socket.IO clients connected to this node', () => sockets.io.engine.clientsCount);
-  const through = (door: 'data' | 'external' | 'simple') => ({
+  const through = (door: 'data' | 'external' | 'simple'): RouteDeps => ({
     ...components,
+    revocations: sockets.revocations,
     ingest: meteredIngest(components.ingest, metrics, door),
   });
 

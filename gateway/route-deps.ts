@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger';
 import type { Stores } from '../store';
 import type { Ingest } from './ingest/ingest';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
+import type { SocketRevocations } from './realtime/revocations';
 import type { TwinClient } from './twin-client';
 
 /** What every router is built from. */
@@ -14,6 +15,8 @@ export interface RouteDeps {
   twins: TwinClient;
   ingest: Ingest;
   broker: BrokerCredentials;
+  /** Takes rooms and sessions away from open Socket.IO connections on every node. */
+  revocations: SocketRevocations;
   /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
   notify: (record: NotificationRecord) => Promise<void>;
 }

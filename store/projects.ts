@@ -80,6 +80,11 @@ export function createProjectStore(redis: Redis) {
       return deleteProjectScript(redis, projectId);
     },
 
+    /** The ids of the project's devices, oldest first. */
+    async deviceIds(projectId: string): Promise<string[]> {
+      return redis.zrange(keys.projectDevices(projectId), '0', '-1');
+    },
+
     /** The user who owns the project (its creator), or null when it does not exist. */
     async ownerOf(projectId: string): Promise<string | null> {
       const members = await redis.hgetall(keys.projectMembers(projectId));

@@ -3,6 +3,8 @@ import { keys } from '../common/redis-keys';
 import { hashSecret, newSecret } from '../common/credentials';
 
 export interface Session {
+  /** The session's id: the hash its token is stored under, safe to name it by (rooms, logs). */
+  id: string;
   userId: string;
   expiresAt: string;
 }
@@ -20,13 +22,22 @@ export function createSessionStore(redis: Redis, ttlSeconds: number) {
     },
 
     async resolve(accessToken: string): Promise<Session | null> {
-      const h = await redis.hgetall(keys.session(hashSecret(accessToken)));
+      const id = hashSecret(accessToken);
+      const h = await redis.hgetall(keys.session(id));
       if (!h.userId || !h.expiresAt || Date.parse(h.expiresAt) <= Date.now()) return null;
-      return { userId: h.userId, expiresAt: h.expiresAt };
+      return { id, userId: h.userId, expiresAt: h.expiresAt };
     },
 
-    async revoke(accessToken: string): Promise<void> {
-      await redis.del(keys.session(hashSecret(accessToken)));
+    /** Whether the session with this id still exists (it was neither revoked nor expired). */
+    async isLive(sessionId: string): Promise<boolean> {
+      return (await redis.exists(keys.session(sessionId))) === 1;
+    },
+
+    /** Ends the session at once; returns its id, so whatever it opened (sockets) can be closed too. */
+    async revoke(accessToken: string): Promise<string> {
+      const id = hashSecret(accessToken);
+      await redis.del(keys.session(id));
+      return id;
     },
   };
 }

@@ -10,6 +10,7 @@ import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
 import type { Ingest } from '../ingest/ingest';
 import { handleEvent } from './handle-event';
+import { socketRevocations } from './revocations';
 import type { DdsSocket, SocketData } from './socket-types';
 
 const authSchema = z.object({ token: z.string().min(1) });
@@ -31,7 +32,6 @@ export interface SocketServerDeps {
   logger: Logger;
 }
 
-
 /** Socket.IO on the gateway (DESIGN §7), spread across nodes by the classic Redis adapter. */
 export function createSocketServer(deps: SocketServerDeps) {
   const { stores, ingest, logger } = deps;
@@ -45,6 +45,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     const session = auth.success ? await stores.sessions.resolve(auth.data.token).catch(() => null) : null;
     if (!session) return next(new Error('UNAUTHORIZED'));
     socket.data.userId = session.userId;
+    socket.data.sessionId = session.id;
     next();
   });
 
@@ -69,6 +70,14 @@ export function createSocketServer(deps: SocketServerDeps) {
   }
 
   io.on('connection', (socket: DdsSocket) => {
+    void socket.join([rooms.user(socket.data.userId), rooms.session(socket.data.sessionId)]);
+    // A logout between the handshake's check and the join above found no socket to disconnect.
+    stores.sessions
+      .isLive(socket.data.sessionId)
+      .then((live) => {
+        if (!live) socket.disconnect(true);
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'session not rechecked after connect'));
     const on = handleEvent(socket, logger);
     on('subscribe', async (payload) => {
       await socket.join(await roomFor(socket, payload));
@@ -84,6 +93,8 @@ export function createSocketServer(deps: SocketServerDeps) {
   return {
     /** The Socket.IO server: which events a socket listens to, and (across nodes, through the adapter) its sockets. */
     io,
+    /** Takes rooms and sessions away from sockets on every node. */
+    revocations: socketRevocations(io, deps.pub),
     /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
     async subscribed(): Promise<void> {
       const name = deps.sub.options.connectionName;

@@ -3,6 +3,8 @@ import type { ClientToServerEvents, ServerToClientEvents } from '../../common/co
 
 export interface SocketData {
   userId: string;
+  /** The id (token hash) of the session it connected with: it is disconnected when that ends. */
+  sessionId: string;
 }
 
 export type DdsSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;

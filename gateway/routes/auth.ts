@@ -22,8 +22,8 @@ export const loginBody = z.object({
 /** A hash to verify against when the email is unknown, so a login takes as long either way. */
 let decoyHash: Promise<string> | null = null;
 
-/** Accounts (DESIGN §2): register, login, logout, me. */
-export function authRoutes({ config, stores }: RouteDeps): Router {
+/** Accounts (DESIGN §2): register, login, logout (which also disconnects the session's sockets on every node), me. */
+export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
   const router = Router();
 
   router.post('/auth/register', async (req, res) => {
@@ -54,7 +54,7 @@ export function authRoutes({ config, stores }: RouteDeps): Router {
 
   router.post('/auth/logout', async (req, res) => {
     const token = bearerToken(req);
-    if (token) await stores.sessions.revoke(token);
+    if (token) await revocations.endSession(await stores.sessions.revoke(token));
     sendNoContent(res);
   });
 

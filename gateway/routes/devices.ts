@@ -6,6 +6,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access';
+import { retireDevices } from '../retire-devices';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -107,10 +108,7 @@ export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Rout
   router.delete('/devices/:deviceId', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
     await stores.devices.delete(device.id);
-    await Promise.all([
-      twins.end(device.id).catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin did not end; it ends itself')),
-      broker.remove(device.id).catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'broker client not removed')),
-    ]);
+    await retireDevices({ twins, broker, logger }, [device.id]);
     sendNoContent(res);
   });
 

@@ -12,8 +12,11 @@ const grantable = z.enum(['admin', 'editor', 'viewer']);
 export const addBody = z.object({ email: z.email(), role: grantable });
 export const patchBody = z.object({ role: grantable });
 
-/** Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may leave. */
-export function memberRoutes({ stores }: RouteDeps): Router {
+/**
+ * Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may
+ * leave. A removed member's open sockets leave the project's rooms on every node at once.
+ */
+export function memberRoutes({ stores, revocations }: RouteDeps): Router {
   const router = Router();
 
   router.get('/projects/:projectId/members', async (req, res) => {
@@ -50,6 +53,8 @@ export function memberRoutes({ stores }: RouteDeps): Router {
     if (!current) throw new AppError('MEMBER_NOT_FOUND');
     if (current === 'owner') throw new AppError('FORBIDDEN', 'The owner cannot be removed; delete the project instead');
     await stores.members.remove(project.id, req.params.userId);
+    // After the removal, so a subscribe racing it fails its access check instead of rejoining.
+    await revocations.leaveProject(req.params.userId, project.id, await stores.projects.deviceIds(project.id));
     sendNoContent(res);
   });
 

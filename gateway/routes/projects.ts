@@ -4,6 +4,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
+import { retireDevices } from '../retire-devices';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -16,7 +17,7 @@ export const patchBody = z
 
 /** Projects (SPEC §4.1): every member reads; admins edit; only the owner deletes. */
 export function projectRoutes(deps: RouteDeps): Router {
-  const { stores, twins, logger } = deps;
+  const { stores } = deps;
   const router = Router();
 
   router.get('/projects', async (_req, res) => {
@@ -43,12 +44,7 @@ export function projectRoutes(deps: RouteDeps): Router {
 
   router.delete('/projects/:projectId', async (req, res) => {
     const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'owner');
-    const deviceIds = await stores.projects.delete(project.id);
-    await Promise.all(
-      deviceIds.map((id) =>
-        twins.end(id).catch((err: unknown) => logger.warn({ err, deviceId: id }, 'twin did not end; it ends itself')),
-      ),
-    );
+    await retireDevices(deps, await stores.projects.delete(project.id));
     sendNoContent(res);
   });
 
