@@ -57,6 +57,18 @@ export interface IngestDeps {
  */
 const WAKE_TTL_S = 30;
 
+/** How long an app's write to an online device waits for the broker to take it before it is kept instead. */
+const PUBLISH_DEADLINE_MS = 1_000;
+
+/** `work`, or a rejection once `ms` have passed (the work itself goes on). */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The one ingest pipeline (SPEC §1 rule 2, §6): every value, whatever door it came in by, is
  * checked, stored, fanned out, checked against threshold rules and, from apps, delivered.
@@ -72,14 +84,20 @@ export function createIngest(deps: IngestDeps) {
     void work.finally(() => background.delete(work));
   };
 
-  /** Publishes a write to an online device (QoS 1); anything else is kept for its twin to deliver. */
+  /**
+   * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
+   * the broker out of reach (not connected, or no PUBACK within PUBLISH_DEADLINE_MS) the write is
+   * kept for the device's twin, which delivers it at its next check-back (the store-point step
+   * already kept what was meant for a device that is not online).
+   */
   async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean): Promise<boolean> {
     if (!online) return false;
     try {
-      await mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 });
+      if (!mqtt.connected) throw new Error('not connected to the broker');
+      await withDeadline(mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 }), PUBLISH_DEADLINE_MS);
       return true;
     } catch (err) {
-      logger.warn({ err, deviceId, pin }, 'publish to device failed; kept for its twin');
+      logger.warn({ err: err instanceof Error ? err.message : String(err), deviceId, pin }, 'publish to device failed; kept for its twin');
       await pending.keep(deviceId, pin, value, at);
       return false;
     }
