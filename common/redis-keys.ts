@@ -51,4 +51,8 @@ export const keys = {
   rateLimitMinute: (userId: string, window: number) => `ratelimit:${userId}:m:${window}`,
   /** Requests of a user to the external interfaces in one UTC day (YYYY-MM-DD); expires after it. */
   rateLimitDay: (userId: string, day: string) => `ratelimit:${userId}:d:${day}`,
+  /** Login attempts on one account (SHA-256 of its lowercased email) in one throttle window; expires after it. */
+  loginAccount: (emailHash: string, window: number) => `login:account:${emailHash}:${window}`,
+  /** Login attempts from one client address in one throttle window; expires after it. */
+  loginAddress: (address: string, window: number) => `login:address:${address}:${window}`,
 } as const;
