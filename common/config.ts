@@ -57,6 +57,11 @@ export const configSchema = z.object({
   PUSH_WEBHOOK_URL: z.url().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10000),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
+  /** Wrong passwords one account may take per window before login answers 429 (docs/api.md). */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+  /** Wrong passwords one client address may send per window before login answers 429. */
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  LOGIN_FAILURE_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(900),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -45,10 +45,18 @@ export const keys = {
   notification: (notificationId: string) => `notification:${notificationId}`,
   /** All notifications of a project: sorted set of ids scored by createdAt (epoch ms). */
   projectNotifications: (projectId: string) => `project:${projectId}:notifications`,
-  /** The unread subset of projectNotifications, same scores. */
-  projectUnreadNotifications: (projectId: string) => `project:${projectId}:notifications:unread`,
+  /**
+   * The notifications of a project one member has not read: a subset of projectNotifications, same
+   * scores. Read state is each member's own; the key is named by project first, so a move to Redis
+   * Cluster tags the project id and keeps every notification write of a project in one slot.
+   */
+  projectMemberUnreadNotifications: (projectId: string, userId: string) => `project:${projectId}:notifications:unread:${userId}`,
   /** Requests of a user to the external interfaces in one minute window (epoch minutes); expires after it. */
   rateLimitMinute: (userId: string, window: number) => `ratelimit:${userId}:m:${window}`,
   /** Requests of a user to the external interfaces in one UTC day (YYYY-MM-DD); expires after it. */
   rateLimitDay: (userId: string, day: string) => `ratelimit:${userId}:d:${day}`,
+  /** Login attempts on one account (SHA-256 of its lowercased email) in one throttle window; expires after it. */
+  loginAccount: (emailHash: string, window: number) => `login:account:${emailHash}:${window}`,
+  /** Login attempts from one client address in one throttle window; expires after it. */
+  loginAddress: (address: string, window: number) => `login:address:${address}:${window}`,
 } as const;

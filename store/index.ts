@@ -2,6 +2,7 @@ import type { Config } from '../common/config';
 import type { Redis } from '../common/redis';
 import { createApiKeyStore } from './api-keys';
 import { createDeviceStore } from './devices';
+import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
 import { createPinSeriesStore } from './pin-series';
@@ -28,6 +29,7 @@ export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TT
     pinSeries: createPinSeriesStore(redis),
     pins: createPinStore(redis),
     rateLimits: createRateLimitStore(redis),
+    loginThrottle: createLoginThrottleStore(redis),
   };
 }
 

@@ -4,7 +4,7 @@ import { isRole, type Role } from '../common/roles';
 import { hsetIfExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 
-const ADD_MEMBER = luaScript('add-member-3');
+const ADD_MEMBER = luaScript('add-member-5');
 
 export interface Member {
   userId: string;
@@ -13,7 +13,10 @@ export interface Member {
   role: Role;
 }
 
-/** Project membership: the project's member hash and each user's project index, always changed together. */
+/**
+ * Project membership: the project's member hash, each user's project index and the member's own
+ * unread notifications, always changed together.
+ */
 export function createMemberStore(redis: Redis) {
   return {
     async list(projectId: string): Promise<Member[]> {
@@ -32,7 +35,13 @@ export function createMemberStore(redis: Redis) {
     async add(projectId: string, userId: string, role: Role): Promise<boolean> {
       const added = await ADD_MEMBER(
         redis,
-        [keys.projectMembers(projectId), keys.userProjects(userId), keys.project(projectId)],
+        [
+          keys.projectMembers(projectId),
+          keys.userProjects(userId),
+          keys.project(projectId),
+          keys.projectMemberUnreadNotifications(projectId, userId),
+          keys.projectNotifications(projectId),
+        ],
         [userId, role, Date.now(), projectId],
       );
       return added === 1;
@@ -47,6 +56,7 @@ export function createMemberStore(redis: Redis) {
         .multi()
         .hdel(keys.projectMembers(projectId), userId)
         .zrem(keys.userProjects(userId), projectId)
+        .del(keys.projectMemberUnreadNotifications(projectId, userId))
         .exec();
     },
   };

@@ -2,12 +2,12 @@ import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
-import { createNotificationStore } from './notifications';
+import { createNotificationStore, parseStored, type StoredNotification } from './notifications';
 
 export interface NotificationFilter {
   deviceId?: string;
   type?: NotificationRecord['type'];
-  /** True: only unread ones. */
+  /** True: only those the caller has not read. */
   unread?: boolean;
 }
 
@@ -15,26 +15,24 @@ export interface NotificationPage {
   notifications: NotificationRecord[];
   /** How many match the filter. */
   total: number;
-  /** How many unread ones match the filter without its `unread` part. */
+  /** How many the caller has not read match the filter without its `unread` part. */
   unread: number;
 }
 
 interface Entry {
   id: string;
   score: number;
+  projectId: string;
 }
 
-/** Marks records read, only those still in the unread set; returns how many changed. */
-const MARK_READ = luaScript('mark-notifications-read-n');
+const DELETE = luaScript('delete-notification-n');
 
-const DELETE = luaScript('delete-notification-3');
-
-/** Records read per round trip when a filter needs their content, and ids marked per read-all step. */
+/** Records read per round trip when a filter needs their content. */
 const CHUNK = 500;
 
-function entries(flat: string[]): Entry[] {
+function entries(projectId: string, flat: string[]): Entry[] {
   const out: Entry[] = [];
-  for (let i = 0; i < flat.length; i += 2) out.push({ id: flat[i] as string, score: Number(flat[i + 1]) });
+  for (let i = 0; i < flat.length; i += 2) out.push({ id: flat[i] as string, score: Number(flat[i + 1]), projectId });
   return out;
 }
 
@@ -43,21 +41,25 @@ function newestFirst(a: Entry, b: Entry): number {
   return b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
-function parse(json: string): NotificationRecord {
-  return JSON.parse(json) as NotificationRecord;
-}
-
 /**
  * Reads, marks and deletes the notification records that store/notifications.ts creates: ids come
- * newest first from the per-project sorted sets, records in one MGET per page.
+ * newest first from the per-project sorted sets, records in one MGET per page. Read state is each
+ * member's own: a per-project, per-member sorted set of the ids that member has not read
+ * (`keys.projectMemberUnreadNotifications`), filled for every member when a notification is
+ * created and for a new member from all of the project's when they join.
  */
 export function createNotificationQueries(redis: Redis) {
   const records = createNotificationStore(redis);
+  const unreadKey = keys.projectMemberUnreadNotifications;
 
-  async function load(ids: string[]): Promise<NotificationRecord[]> {
-    if (ids.length === 0) return [];
-    const docs = await redis.mget(ids.map((id) => keys.notification(id)));
-    return docs.flatMap((json) => (json === null ? [] : [parse(json)]));
+  /** The records of a page (gone ones left out) with `read` as `userId` sees it; one round trip. */
+  async function load(userId: string, page: Entry[], unreadOnly: boolean): Promise<NotificationRecord[]> {
+    if (page.length === 0) return [];
+    const [docs, unread] = await Promise.all([
+      redis.mget(page.map((e) => keys.notification(e.id))),
+      unreadOnly ? null : Promise.all(page.map((e) => redis.zscore(unreadKey(e.projectId, userId), e.id))),
+    ]);
+    return docs.flatMap((json, i) => (json === null ? [] : [{ ...parseStored(json), read: unread !== null && unread[i] === null }]));
   }
 
   async function sum(counts: Promise<number>[]): Promise<number> {
@@ -65,105 +67,84 @@ export function createNotificationQueries(redis: Redis) {
   }
 
   /** Without device or type filters: counts from ZCARD, the page from ZREVRANGE of each project. */
-  async function listBySets(projectIds: string[], unreadOnly: boolean, offset: number, limit: number): Promise<NotificationPage> {
-    const source = unreadOnly ? keys.projectUnreadNotifications : keys.projectNotifications;
-    const [total, unread] = await Promise.all([
+  async function listBySets(userId: string, projectIds: string[], unreadOnly: boolean, offset: number, limit: number): Promise<NotificationPage> {
+    const source = (p: string) => (unreadOnly ? unreadKey(p, userId) : keys.projectNotifications(p));
+    const [total, unread, heads] = await Promise.all([
       sum(projectIds.map((p) => redis.zcard(source(p)))),
-      sum(projectIds.map((p) => redis.zcard(keys.projectUnreadNotifications(p)))),
+      sum(projectIds.map((p) => redis.zcard(unreadKey(p, userId)))),
+      Promise.all(projectIds.map(async (p) => entries(p, await redis.zrevrange(source(p), projectIds.length === 1 ? offset : 0, offset + limit - 1, 'WITHSCORES')))),
     ]);
-    let ids: string[];
-    if (projectIds.length === 1) {
-      ids = await redis.zrevrange(source(projectIds[0] as string), offset, offset + limit - 1);
-    } else {
-      const heads = await Promise.all(projectIds.map((p) => redis.zrevrange(source(p), 0, offset + limit - 1, 'WITHSCORES')));
-      ids = heads
-        .flatMap(entries)
-        .sort(newestFirst)
-        .slice(offset, offset + limit)
-        .map((e) => e.id);
-    }
-    return { notifications: await load(ids), total, unread };
+    const page = projectIds.length === 1 ? (heads[0] ?? []) : heads.flat().sort(newestFirst).slice(offset, offset + limit);
+    return { notifications: await load(userId, page, unreadOnly), total, unread };
   }
 
   /** With device or type filters: every record of the projects is read, CHUNK per MGET. */
-  async function listByScan(projectIds: string[], filter: NotificationFilter, offset: number, limit: number): Promise<NotificationPage> {
-    const all = (await Promise.all(projectIds.map((p) => redis.zrevrange(keys.projectNotifications(p), 0, -1, 'WITHSCORES'))))
-      .flatMap(entries)
-      .sort(newestFirst);
-    const matched: Entry[] = [];
+  async function listByScan(userId: string, projectIds: string[], filter: NotificationFilter, offset: number, limit: number): Promise<NotificationPage> {
+    const [all, unreadIds] = await Promise.all([
+      Promise.all(projectIds.map(async (p) => entries(p, await redis.zrevrange(keys.projectNotifications(p), 0, -1, 'WITHSCORES')))),
+      Promise.all(projectIds.map((p) => redis.zrange(unreadKey(p, userId), '0', '-1'))),
+    ]);
+    const unreadSet = new Set(unreadIds.flat());
+    const sorted = all.flat().sort(newestFirst);
+    const page: NotificationRecord[] = [];
+    let total = 0;
     let unread = 0;
-    for (let i = 0; i < all.length; i += CHUNK) {
-      const chunk = all.slice(i, i + CHUNK);
+    for (let i = 0; i < sorted.length; i += CHUNK) {
+      const chunk = sorted.slice(i, i + CHUNK);
       const docs = await redis.mget(chunk.map((e) => keys.notification(e.id)));
-      docs.forEach((json, j) => {
-        if (json === null) return;
-        const record = parse(json);
-        if (filter.deviceId !== undefined && record.deviceId !== filter.deviceId) return;
-        if (filter.type !== undefined && record.type !== filter.type) return;
-        if (!record.read) unread++;
-        if (!filter.unread || !record.read) matched.push(chunk[j] as Entry);
-      });
+      for (const json of docs) {
+        if (json === null) continue;
+        const stored = parseStored(json);
+        if (filter.deviceId !== undefined && stored.deviceId !== filter.deviceId) continue;
+        if (filter.type !== undefined && stored.type !== filter.type) continue;
+        const isUnread = unreadSet.has(stored.id);
+        if (isUnread) unread++;
+        if (filter.unread && !isUnread) continue;
+        if (total >= offset && total < offset + limit) page.push({ ...stored, read: !isUnread });
+        total++;
+      }
     }
-    const ids = matched.slice(offset, offset + limit).map((e) => e.id);
-    return { notifications: await load(ids), total: matched.length, unread };
+    return { notifications: page, total, unread };
   }
-
-  /** `json` is the record with read true, or '' for an id whose record is gone (it only leaves the unread set). */
-  async function markIds(unreadKey: string, items: { id: string; json: string }[]): Promise<number> {
-    if (items.length === 0) return 0;
-    const updated = await MARK_READ(
-      redis,
-      [unreadKey, ...items.map((item) => keys.notification(item.id))],
-      items.flatMap((item) => [item.id, item.json]),
-    );
-    return Number(updated);
-  }
-
-  const asRead = (record: NotificationRecord) => JSON.stringify({ ...record, read: true });
 
   return {
     get: records.get,
 
-    /** Notifications of the given projects, newest first, filtered and paged (page from 1). */
-    list(projectIds: string[], filter: NotificationFilter, page: number, limit: number): Promise<NotificationPage> {
+    /** The record with `read` as `userId` sees it. */
+    async readBy(record: StoredNotification, userId: string): Promise<NotificationRecord> {
+      const unread = await redis.zscore(unreadKey(record.projectId, userId), record.id);
+      return { ...record, read: unread === null };
+    },
+
+    /** The caller's notifications of the given projects, newest first, filtered and paged (page from 1). */
+    list(userId: string, projectIds: string[], filter: NotificationFilter, page: number, limit: number): Promise<NotificationPage> {
       const offset = (page - 1) * limit;
       if (filter.deviceId === undefined && filter.type === undefined) {
-        return listBySets(projectIds, filter.unread === true, offset, limit);
+        return listBySets(userId, projectIds, filter.unread === true, offset, limit);
       }
-      return listByScan(projectIds, filter, offset, limit);
+      return listByScan(userId, projectIds, filter, offset, limit);
     },
 
-    /** Marks one record read; returns it as stored now, or null when it is gone. */
-    async markRead(record: NotificationRecord): Promise<NotificationRecord | null> {
-      if (record.read) return record;
-      const updated = await markIds(keys.projectUnreadNotifications(record.projectId), [{ id: record.id, json: asRead(record) }]);
-      return updated === 1 ? { ...record, read: true } : records.get(record.id);
+    /** Marks one record read for `userId` only; returns it as they see it now, or null when it is gone. */
+    async markRead(record: StoredNotification, userId: string): Promise<NotificationRecord | null> {
+      const replies = await redis.multi().zrem(unreadKey(record.projectId, userId), record.id).exists(keys.notification(record.id)).exec();
+      return replies?.[1]?.[1] === 1 ? { ...record, read: true } : null;
     },
 
-    /** Marks every unread record of the projects read; returns how many changed. */
-    async markAllRead(projectIds: string[]): Promise<number> {
-      let updated = 0;
-      for (const projectId of projectIds) {
-        const unreadKey = keys.projectUnreadNotifications(projectId);
-        for (;;) {
-          const ids = await redis.zrange(unreadKey, '0', String(CHUNK - 1));
-          if (ids.length === 0) break;
-          const docs = await redis.mget(ids.map((id) => keys.notification(id)));
-          const items = ids.map((id, i) => {
-            const json = docs[i];
-            return { id, json: json ? asRead(parse(json)) : '' };
-          });
-          updated += await markIds(unreadKey, items);
-        }
-      }
-      return updated;
+    /** Marks every notification of the projects read for `userId` only, in one atomic round trip; returns how many were unread. */
+    async markAllRead(userId: string, projectIds: string[]): Promise<number> {
+      if (projectIds.length === 0) return 0;
+      const step = redis.multi();
+      for (const p of projectIds) step.zcard(unreadKey(p, userId)).del(unreadKey(p, userId));
+      const replies = (await step.exec()) ?? [];
+      return replies.reduce((n, [, count], i) => (i % 2 === 0 ? n + Number(count) : n), 0);
     },
 
-    async delete(record: NotificationRecord): Promise<boolean> {
+    async delete(record: StoredNotification): Promise<boolean> {
       const done = await DELETE(
         redis,
-        [keys.notification(record.id), keys.projectNotifications(record.projectId), keys.projectUnreadNotifications(record.projectId)],
-        [record.id],
+        [keys.notification(record.id), keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)],
+        [record.id, unreadKey(record.projectId, '{user}')],
       );
       return done === 1;
     },

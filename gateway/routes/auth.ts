@@ -25,6 +25,12 @@ let decoyHash: Promise<string> | null = null;
 /** Accounts (DESIGN §2): register, login, logout (which also disconnects the session's sockets on every node), me. */
 export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
   const router = Router();
+  /** Checked before scrypt runs, so wrong passwords cannot make login a CPU sink (docs/api.md). */
+  const loginLimits = {
+    perAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    perAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    windowS: config.LOGIN_FAILURE_WINDOW_S,
+  };
 
   router.post('/auth/register', async (req, res) => {
     const body = parseInput(registerBody, req.body, 'body');
@@ -43,11 +49,18 @@ export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
 
   router.post('/auth/login', async (req, res) => {
     const body = parseInput(loginBody, req.body, 'body');
-    const user = await stores.users.findByEmail(body.email);
+    const [user, attempt] = await Promise.all([
+      stores.users.findByEmail(body.email),
+      stores.loginThrottle.attempt(body.email, req.ip ?? 'unknown', loginLimits),
+    ]);
+    if (!attempt.allowed) {
+      res.setHeader('Retry-After', String(attempt.retryAfterS));
+      throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many failed logins; try again later');
+    }
     decoyHash ??= hashPassword('decoy-password', config.PASSWORD_HASH_COST);
     const valid = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash));
     if (!user || !valid) throw new AppError('INVALID_CREDENTIALS');
-    const session = await stores.sessions.issue(user.id);
+    const [session] = await Promise.all([stores.sessions.issue(user.id), attempt.succeeded()]);
     const { createdAt: _createdAt, ...shown } = publicUser(user);
     sendData(res, { user: shown, ...session });
   });

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import type { NotificationRecord } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
+import type { StoredNotification } from '../../store/notifications';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
@@ -31,7 +31,7 @@ const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _re
   next(uuid.safeParse(req.params.notificationId).success ? undefined : 'route');
 };
 
-/** Notifications (SPEC §4.5, DESIGN §8): viewers read and mark read; editors delete. */
+/** Notifications (SPEC §4.5, DESIGN §8): viewers read and mark read (for themselves); editors delete. */
 export function notificationRoutes({ stores }: RouteDeps): Router {
   const router = Router();
 
@@ -42,37 +42,47 @@ export function notificationRoutes({ stores }: RouteDeps): Router {
     return stores.projects.projectIdsOf(userId);
   }
 
-  async function notificationFor(res: Response, notificationId: string, needed: Role): Promise<NotificationRecord> {
+  /** The stored record once the caller may act on it; `also` runs beside the access check (same round trip). */
+  async function notificationFor<T>(
+    res: Response,
+    notificationId: string,
+    needed: Role,
+    also: (record: StoredNotification) => Promise<T>,
+  ): Promise<T> {
     const record = await stores.notifications.get(notificationId);
     if (!record) throw new AppError('NOTIFICATION_NOT_FOUND');
-    await projectRecordAccess(stores, userIdOf(res), record.projectId, needed, 'NOTIFICATION_NOT_FOUND');
-    return record;
+    const [, result] = await Promise.all([
+      projectRecordAccess(stores, userIdOf(res), record.projectId, needed, 'NOTIFICATION_NOT_FOUND'),
+      also(record),
+    ]);
+    return result;
   }
 
   router.get('/notifications', async (req, res) => {
     const { projectId, page, limit, ...filter } = parseInput(listQuery, req.query, 'query');
-    const found = await stores.notifications.list(await scope(res, projectId), filter, page, limit);
+    const found = await stores.notifications.list(userIdOf(res), await scope(res, projectId), filter, page, limit);
     sendData(res, { notifications: found.notifications, total: found.total, page, limit, unread: found.unread });
   });
 
   router.patch('/notifications/read-all', async (req, res) => {
     const { projectId } = parseInput(scopeQuery, req.query, 'query');
-    sendData(res, { updated: await stores.notifications.markAllRead(await scope(res, projectId)) });
+    sendData(res, { updated: await stores.notifications.markAllRead(userIdOf(res), await scope(res, projectId)) });
   });
 
   router.get('/notifications/:notificationId', notificationIdOnly, async (req, res) => {
-    sendData(res, await notificationFor(res, req.params.notificationId, 'viewer'));
+    sendData(res, await notificationFor(res, req.params.notificationId, 'viewer', (r) => stores.notifications.readBy(r, userIdOf(res))));
   });
 
+  /** Read state is the caller's own (docs/management-api.md): the other members still see it unread. */
   router.patch('/notifications/:notificationId/read', notificationIdOnly, async (req, res) => {
-    const record = await notificationFor(res, req.params.notificationId, 'viewer');
-    const read = await stores.notifications.markRead(record);
+    const record = await notificationFor(res, req.params.notificationId, 'viewer', async (r) => r);
+    const read = await stores.notifications.markRead(record, userIdOf(res));
     if (!read) throw new AppError('NOTIFICATION_NOT_FOUND');
     sendData(res, read);
   });
 
   router.delete('/notifications/:notificationId', notificationIdOnly, async (req, res) => {
-    const record = await notificationFor(res, req.params.notificationId, 'editor');
+    const record = await notificationFor(res, req.params.notificationId, 'editor', async (r) => r);
     if (!(await stores.notifications.delete(record))) throw new AppError('NOTIFICATION_NOT_FOUND');
     sendNoContent(res);
   });

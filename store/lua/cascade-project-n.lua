@@ -1,4 +1,4 @@
--- Deletes a project with its members' links, devices, rules, widgets and notifications in one
+-- Deletes a project with its members' links and read state, devices, rules, widgets and notifications in one
 -- atomic step (store/lua/cascade.ts).
 -- Key count: KEYS holds only the root (project:{id}); every other key is derived inside from the
 -- key scheme templates, since which devices, members and records exist is only known inside Redis.
@@ -11,6 +11,7 @@ local devices = redis.call('ZRANGE', key(T.projectDevices, projectId), 0, -1)
 for _, deviceId in ipairs(devices) do deleteDevice(deviceId) end
 for _, userId in ipairs(redis.call('HKEYS', key(T.projectMembers, projectId))) do
   redis.call('ZREM', key(T.userProjects, userId), projectId)
+  redis.call('DEL', (string.gsub(key(T.projectMemberUnreadNotifications, projectId), '{user}', userId)))
 end
 for _, ruleId in ipairs(redis.call('SMEMBERS', key(T.projectRules, projectId))) do
   redis.call('DEL', key(T.rule, ruleId))
@@ -23,5 +24,5 @@ for _, notificationId in ipairs(redis.call('ZRANGE', key(T.projectNotifications,
 end
 redis.call('DEL', KEYS[1], key(T.projectMembers, projectId),
   key(T.projectDevices, projectId), key(T.projectRules, projectId), key(T.projectWidgets, projectId),
-  key(T.projectNotifications, projectId), key(T.projectUnreadNotifications, projectId))
+  key(T.projectNotifications, projectId))
 return devices

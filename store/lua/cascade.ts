@@ -34,7 +34,7 @@ const templates = JSON.stringify({
   projectRules: keys.projectRules('{id}'),
   projectWidgets: keys.projectWidgets('{id}'),
   projectNotifications: keys.projectNotifications('{id}'),
-  projectUnreadNotifications: keys.projectUnreadNotifications('{id}'),
+  projectMemberUnreadNotifications: keys.projectMemberUnreadNotifications('{id}', '{user}'),
   userProjects: keys.userProjects('{id}'),
 });
 

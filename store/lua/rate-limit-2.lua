@@ -1,5 +1,6 @@
--- Fixed-window rate limit of one user, minute and day, in one atomic step (store/rate-limits.ts):
--- a burst of concurrent requests from any number of nodes cannot overshoot. A refused request
+-- Fixed-window counters over two keys in one atomic step: one user's minute and day
+-- (store/rate-limits.ts), or one account's and one address's login attempts (store/login-throttle.ts).
+-- A burst of concurrent requests from any number of nodes cannot overshoot. A refused request
 -- counts against neither window.
 -- KEYS: 1 minute counter, 2 day counter
 -- ARGV: 1 minute limit, 2 day limit (-1: unlimited), 3 minute key expiry (Unix s), 4 day key expiry (Unix s),

@@ -50,7 +50,7 @@ describe('POST /devices/{deviceId}/notify (SPEC §4.6)', () => {
       read: false,
       createdAt: expect.any(String),
     });
-    expect(await stack.redis.zscore(`project:${projectId}:notifications:unread`, res.body.data.notificationId)).not.toBeNull();
+    expect(await stack.redis.zscore(`project:${projectId}:notifications:unread:${owner.id}`, res.body.data.notificationId)).not.toBeNull();
   });
 
   it('defaults the title to "Device Notification" and the priority to normal', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
+import { createNotificationQueries } from '../../store/notification-queries';
 import { createNotificationStore } from '../../store/notifications';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
@@ -17,11 +18,14 @@ let d3: string;
 let foreign: NotificationRecord;
 /** Every record seeded for the owner's two projects: the model the API answers are checked against. */
 let seeded: NotificationRecord[];
+/** The model of each member's own read state: user id → ids that member has read. */
+const readBy = new Map<string, Set<string>>();
 
 type Kind = NotificationRecord['type'];
 const TYPES: Kind[] = ['threshold', 'device_status', 'no_data', 'device'];
 const base = Date.parse('2026-03-01T00:00:00.000Z');
 
+/** `read`: whether the seed marks it read for the owner (every other member starts unread). */
 function record(projectId: string, deviceId: string, type: Kind, at: number, read: boolean): NotificationRecord {
   return {
     id: randomUUID(),
@@ -38,10 +42,25 @@ function record(projectId: string, deviceId: string, type: Kind, at: number, rea
   };
 }
 
+function readSet(user: TestUser): Set<string> {
+  const set = readBy.get(user.id) ?? new Set<string>();
+  readBy.set(user.id, set);
+  return set;
+}
+
+/** Creates the records (unread for every member), then marks those with `read` read for the owner. */
 async function seed(records: NotificationRecord[]): Promise<void> {
   const store = createNotificationStore(stack.redis);
   const outcomes = await Promise.all(records.map((r) => store.create(r)));
   expect(outcomes.every((o) => o === 'created')).toBe(true);
+  const queries = createNotificationQueries(stack.redis);
+  await Promise.all(records.filter((r) => r.read).map((r) => queries.markRead(r, owner.id)));
+  for (const r of records) if (r.read) readSet(owner).add(r.id);
+}
+
+/** The records with `read` as one member sees them. */
+function seenBy(user: TestUser, records: NotificationRecord[]): NotificationRecord[] {
+  return records.map((r) => ({ ...r, read: readSet(user).has(r.id) }));
 }
 
 beforeAll(async () => {
@@ -84,9 +103,9 @@ interface Filter {
   limit?: number;
 }
 
-/** What GET /notifications must answer for a filter, computed from the seeded model. */
-function expected(records: NotificationRecord[], f: Filter) {
-  const scoped = records
+/** What GET /notifications must answer a user for a filter, computed from the seeded model. */
+function expected(user: TestUser, all: NotificationRecord[], f: Filter) {
+  const scoped = seenBy(user, all)
     .filter((r) => (f.projectId ? r.projectId === f.projectId : true))
     .filter((r) => (f.deviceId ? r.deviceId === f.deviceId : true))
     .filter((r) => (f.type ? r.type === f.type : true))
@@ -112,7 +131,7 @@ describe('listing notifications', () => {
   it('answers {notifications, total, page, limit, unread}, newest first, 20 by default, across the caller\'s projects', async () => {
     const res = await list(owner, {});
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: expected(seeded, {}) });
+    expect(res.body).toEqual({ success: true, data: expected(owner, seeded, {}) });
     expect(res.body.data.notifications).toHaveLength(20);
     expect(res.body.data.total).toBe(30);
   });
@@ -136,7 +155,7 @@ describe('listing notifications', () => {
     const f = filter();
     const res = await list(owner, f);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(expected(seeded, f));
+    expect(res.body.data).toEqual(expected(owner, seeded, f));
     expect(res.body.data.total).toBeGreaterThan(0);
   });
 
@@ -147,7 +166,8 @@ describe('listing notifications', () => {
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('PROJECT_NOT_FOUND');
     const asViewer = await list(viewer, {});
-    expect(asViewer.body.data).toEqual(expected(seeded, { projectId: p1 }));
+    expect(asViewer.body.data).toEqual(expected(viewer, seeded, { projectId: p1 }));
+    expect(asViewer.body.data.unread).toBe(asViewer.body.data.total);
     const byDevice = await list(stranger, { deviceId: d1 });
     expect(byDevice.body.data.total).toBe(0);
     const mismatched = await list(owner, { projectId: p2, deviceId: d1 });
@@ -186,9 +206,12 @@ describe('listing notifications', () => {
 describe('one notification', () => {
   it('reads one by id; outsiders and unknown ids get 404 NOTIFICATION_NOT_FOUND', async () => {
     const target = seeded.find((r) => r.projectId === p1) as NotificationRecord;
+    expect(target.read).toBe(true);
     const res = await stack.request('GET', `/api/v1/notifications/${target.id}`, { token: viewer.token });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(target);
+    expect(res.body.data).toEqual({ ...target, read: false });
+    const asOwner = await stack.request('GET', `/api/v1/notifications/${target.id}`, { token: owner.token });
+    expect(asOwner.body.data).toEqual(target);
     for (const path of [`/api/v1/notifications/${target.id}`, `/api/v1/notifications/${randomUUID()}`]) {
       const hidden = await stack.request('GET', path, { token: stranger.token });
       expect(hidden.status).toBe(404);
@@ -199,29 +222,31 @@ describe('one notification', () => {
     expect((await stack.request('GET', `/api/v1/notifications/${p2Record.id}`, { token: viewer.token })).status).toBe(404);
   });
 
-  it('marks one read (viewers may): the record and the unread count change together, once', async () => {
+  it("marks one read (viewers may) for the caller only: the caller's unread count drops once", async () => {
     const target = seeded.find((r) => r.projectId === p1 && !r.read) as NotificationRecord;
-    const before = (await list(owner, { projectId: p1 })).body.data.unread;
+    const before = (await list(viewer, { projectId: p1 })).body.data.unread;
+    const ownerBefore = (await list(owner, { projectId: p1 })).body.data;
     const res = await stack.request('PATCH', `/api/v1/notifications/${target.id}/read`, { token: viewer.token });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ ...target, read: true });
-    target.read = true;
+    readSet(viewer).add(target.id);
 
-    const after = await list(owner, { projectId: p1 });
+    const after = await list(viewer, { projectId: p1 });
     expect(after.body.data.unread).toBe(before - 1);
-    expect(after.body.data).toEqual(expected(seeded, { projectId: p1 }));
-    expect(await stack.redis.zscore(`project:${p1}:notifications:unread`, target.id)).toBeNull();
-    expect(JSON.parse((await stack.redis.get(`notification:${target.id}`)) as string).read).toBe(true);
+    expect(after.body.data).toEqual(expected(viewer, seeded, { projectId: p1 }));
+    expect((await list(owner, { projectId: p1 })).body.data).toEqual(ownerBefore);
+    expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${viewer.id}`, target.id)).toBeNull();
+    expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${owner.id}`, target.id)).not.toBeNull();
 
     const again = await stack.request('PATCH', `/api/v1/notifications/${target.id}/read`, { token: viewer.token });
     expect(again.body.data.read).toBe(true);
-    expect((await list(owner, { projectId: p1 })).body.data.unread).toBe(before - 1);
+    expect((await list(viewer, { projectId: p1 })).body.data.unread).toBe(before - 1);
 
     const hidden = await stack.request('PATCH', `/api/v1/notifications/${target.id}/read`, { token: stranger.token });
     expect(hidden.body.error.code).toBe('NOTIFICATION_NOT_FOUND');
   });
 
-  it('deletes one (editors only, 204); it leaves both sorted sets', async () => {
+  it("deletes one (editors only, 204); it leaves the project's set and every member's unread set", async () => {
     const target = seeded.find((r) => r.projectId === p1 && !r.read) as NotificationRecord;
     const asViewer = await stack.request('DELETE', `/api/v1/notifications/${target.id}`, { token: viewer.token });
     expect(asViewer.status).toBe(403);
@@ -233,31 +258,47 @@ describe('one notification', () => {
     seeded = seeded.filter((r) => r.id !== target.id);
     expect((await stack.request('GET', `/api/v1/notifications/${target.id}`, { token: owner.token })).status).toBe(404);
     expect(await stack.redis.zscore(`project:${p1}:notifications`, target.id)).toBeNull();
-    expect(await stack.redis.zscore(`project:${p1}:notifications:unread`, target.id)).toBeNull();
-    expect((await list(owner, {})).body.data).toEqual(expected(seeded, {}));
+    for (const user of [owner, viewer, editor]) {
+      expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${user.id}`, target.id)).toBeNull();
+    }
+    expect((await list(owner, {})).body.data).toEqual(expected(owner, seeded, {}));
+    expect((await list(editor, {})).body.data).toEqual(expected(editor, seeded, { projectId: p1 }));
     expect((await stack.request('DELETE', `/api/v1/notifications/${target.id}`, { token: editor.token })).status).toBe(404);
   });
 });
 
 describe('read-all', () => {
-  it('marks the unread ones of one project, then of all the caller\'s projects, and nobody else\'s', async () => {
-    const unreadIn = (projectId: string) => seeded.filter((r) => r.projectId === projectId && !r.read).length;
-    const inP2 = unreadIn(p2);
+  it("marks the caller's unread ones of one project, then of all the caller's projects, and nobody else's", async () => {
+    const unreadIn = (user: TestUser, projectId?: string) =>
+      seenBy(user, seeded).filter((r) => (projectId ? r.projectId === projectId : true) && !r.read).length;
+    const inP2 = unreadIn(owner, p2);
     expect(inP2).toBeGreaterThan(0);
     const one = await stack.request('PATCH', `/api/v1/notifications/read-all?projectId=${p2}`, { token: owner.token });
     expect(one.status).toBe(200);
     expect(one.body.data).toEqual({ updated: inP2 });
-    for (const r of seeded) if (r.projectId === p2) r.read = true;
-    expect((await list(owner, {})).body.data).toEqual(expected(seeded, {}));
+    for (const r of seeded) if (r.projectId === p2) readSet(owner).add(r.id);
+    expect((await list(owner, {})).body.data).toEqual(expected(owner, seeded, {}));
 
-    const inP1 = unreadIn(p1);
+    const viewerUnread = unreadIn(viewer, p1);
+    const ownerBefore = (await list(owner, {})).body.data;
+    expect(ownerBefore.unread).toBeGreaterThan(0);
     const all = await stack.request('PATCH', '/api/v1/notifications/read-all', { token: viewer.token });
-    expect(all.body.data).toEqual({ updated: inP1 });
-    for (const r of seeded) r.read = true;
+    expect(all.body.data).toEqual({ updated: viewerUnread });
+    for (const r of seeded) if (r.projectId === p1) readSet(viewer).add(r.id);
+    const afterViewer = await list(viewer, {});
+    expect(afterViewer.body.data).toEqual(expected(viewer, seeded, { projectId: p1 }));
+    expect(afterViewer.body.data.unread).toBe(0);
+    expect((await list(owner, {})).body.data).toEqual(ownerBefore);
+
+    const ownerAll = await stack.request('PATCH', '/api/v1/notifications/read-all', { token: owner.token });
+    expect(ownerAll.body.data).toEqual({ updated: ownerBefore.unread });
+    for (const r of seeded) readSet(owner).add(r.id);
     const after = await list(owner, {});
-    expect(after.body.data).toEqual(expected(seeded, {}));
+    expect(after.body.data).toEqual(expected(owner, seeded, {}));
     expect(after.body.data.unread).toBe(0);
     expect(after.body.data.notifications.every((r: NotificationRecord) => r.read)).toBe(true);
+    expect((await list(editor, {})).body.data.unread).toBe(unreadIn(editor, p1));
+    expect(unreadIn(editor, p1)).toBeGreaterThan(0);
 
     expect((await stack.request('PATCH', '/api/v1/notifications/read-all', { token: owner.token })).body.data).toEqual({ updated: 0 });
     expect((await list(stranger, {})).body.data.unread).toBe(1);
@@ -275,12 +316,14 @@ describe('many notifications', () => {
     await seed(many);
 
     const byDevice = await list(owner, { projectId: project.id, deviceId: a.id, limit: 100, page: 4 });
-    expect(byDevice.body.data).toEqual(expected(many, { projectId: project.id, deviceId: a.id, limit: 100, page: 4 }));
+    expect(byDevice.body.data).toEqual(expected(owner, many, { projectId: project.id, deviceId: a.id, limit: 100, page: 4 }));
     const unread = many.filter((r) => !r.read).length;
     const res = await stack.request('PATCH', `/api/v1/notifications/read-all?projectId=${project.id}`, { token: owner.token });
     expect(res.body.data).toEqual({ updated: unread });
-    expect(await stack.redis.zcard(`project:${project.id}:notifications:unread`)).toBe(0);
-    const stored = await stack.redis.mget(many.map((r) => `notification:${r.id}`));
-    expect(stored.every((json) => json !== null && JSON.parse(json).read === true)).toBe(true);
+    expect(await stack.redis.exists(`project:${project.id}:notifications:unread:${owner.id}`)).toBe(0);
+    const after = await list(owner, { projectId: project.id, deviceId: b.id, limit: 100, page: 7 });
+    expect(after.body.data.unread).toBe(0);
+    expect(after.body.data.notifications.length).toBeGreaterThan(0);
+    expect(after.body.data.notifications.every((r: NotificationRecord) => r.read)).toBe(true);
   });
 });

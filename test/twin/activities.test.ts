@@ -64,7 +64,7 @@ test('a retried createNotification stores one record, indexed once', async () =>
   expect((await acts.createNotification({ record: r })).outcome).toBe('created');
   expect((await acts.createNotification({ record: r })).outcome).toBe('exists');
   expect(await notificationsOf(redis, device.projectId)).toEqual([r]);
-  expect(await redis.zrange(keys.projectUnreadNotifications(device.projectId), '0', '-1', 'WITHSCORES')).toEqual([
+  expect(await redis.zrange(keys.projectNotifications(device.projectId), '0', '-1', 'WITHSCORES')).toEqual([
     r.id,
     String(Date.parse(r.createdAt)),
   ]);

@@ -58,7 +58,7 @@ describe('device twin: online / offline', () => {
       channels: ['inApp'],
     });
     expect(byRule[offlineRule.id]).toMatchObject({ type: 'device_status', title: 'Device offline', message: 'device went offline' });
-    expect(await env.redis.zcard(`project:${device.projectId}:notifications:unread`)).toBe(2);
+    expect(await env.redis.zcard(`project:${device.projectId}:notifications`)).toBe(2);
 
     // A repeated status is not a transition: once the twin has taken it, it has raised nothing more.
     await env.twins.status(device.deviceId, device.projectId, 'offline', new Date().toISOString());
