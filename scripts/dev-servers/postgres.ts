@@ -88,7 +88,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     ...(options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off']),
   ];
   const [command, args] = asServerUser(postgresBinary('postgres'), ['-D', dataDir, ...settings.flatMap((s) => ['-c', s])]);
-  const server = await spawnServer('postgres', command, args, join(dataDir, '..', `postgres-${port}.log`));
+  const server = await spawnServer('postgres', command, args, join(dataDir, '..', 'postgres.log'));
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await bootServer(server, () => poll(server, () => connects(url), 30_000));
   return {
