@@ -12,9 +12,7 @@ import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
 import { temporalLogger } from '../workers/temporal-logger';
-import { migrate } from '../store/pg/migrate';
-import { startPartitionMaintenance } from '../store/pg/maintenance';
-import { createPgPool } from '../store/pg/pool';
+import { openHistoryDatabase } from '../store/pg/history-db';
 import { startMosquitto, startPostgres, startRedis, startTemporal } from './dev-servers';
 import { writeLocalEndpoints } from './local-endpoints';
 
@@ -72,9 +70,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'dds', { pretty: process.stdout.isTTY === true });
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   // History still lives in Redis (issue 13 switches it later): PostgreSQL is only made ready here.
-  const historyPool = createPgPool(config.DATABASE_URL as string, 'dds-start');
-  await migrate(historyPool);
-  const partitions = await startPartitionMaintenance(historyPool, config.HISTORY_RETENTION_DAYS, logger.child({ component: 'history-db' }));
+  const historyDb = await openHistoryDatabase(env.DATABASE_URL, 'dds-node', config.HISTORY_RETENTION_DAYS, logger.child({ component: 'history-db' }));
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
   const workerRedis = createRedis(config.REDIS_URL, 'dds-worker');
@@ -102,8 +98,7 @@ async function main(): Promise<void> {
     await composed.stop();
     worker.shutdown();
     await running;
-    partitions.stop();
-    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close(), historyPool.end()]);
+    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close(), historyDb.close()]);
     for (const stop of stops.reverse()) await stop();
   });
 }

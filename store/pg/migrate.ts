@@ -5,8 +5,8 @@ import type { Pool } from './pool';
 /** Where the numbered SQL files live (copied beside the compiled runner by scripts/copy-lua.sh). */
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
 
-/** Any constant both nodes agree on: the key of the advisory lock that serialises runners. */
-const MIGRATION_LOCK_KEY = 0x646473_01;
+/** The advisory lock that serialises runners (the one-key form; partitions use the two-key form). */
+const MIGRATION_LOCK_KEY = 6579300;
 
 interface Migration {
   version: number;

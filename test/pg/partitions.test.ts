@@ -25,9 +25,11 @@ describe('points partitions', () => {
   });
   afterAll(() => db.drop());
 
-  it('creates a partition for each coming day, and a point lands in its own day', async () => {
+  it('two nodes at once create each day\'s partition once, ahead of time, and a point lands in its own day', async () => {
     const now = new Date();
-    expect(await ensurePointPartitions(pool, 30, now)).toBe(30 + PARTITION_DAYS_AHEAD + 1);
+    const second = db.pool();
+    const [made, madeToo] = await Promise.all([ensurePointPartitions(pool, 30, now), ensurePointPartitions(second, 30, now)]);
+    expect(made + madeToo).toBe(30 + PARTITION_DAYS_AHEAD + 1);
     expect(await ensurePointPartitions(pool, 30, now)).toBe(0);
     for (let day = 0; day <= PARTITION_DAYS_AHEAD; day += 1) {
       const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [dayName(new Date(now.getTime() + day * DAY_MS))]);

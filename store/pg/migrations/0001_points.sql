@@ -15,6 +15,11 @@ CREATE TABLE points (
 -- partition later moves its rows out; retention deletes its old rows.
 CREATE TABLE points_default PARTITION OF points DEFAULT;
 
+-- Every node runs partition maintenance: this lock (held to the end of the caller's transaction)
+-- makes concurrent calls take turns, so none trips over a table another is creating or dropping.
+CREATE FUNCTION lock_points_partitions() RETURNS void
+LANGUAGE sql AS $$ SELECT pg_advisory_xact_lock(6579300, 2) $$;
+
 -- One partition per UTC day, named points_YYYYMMDD, from `from_day` for `days` days. Idempotent.
 CREATE FUNCTION create_points_partitions(from_day date, days integer) RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -22,6 +27,7 @@ DECLARE
   day date;
   created integer := 0;
 BEGIN
+  PERFORM lock_points_partitions();
   FOR i IN 0 .. days - 1 LOOP
     day := from_day + i;
     IF to_regclass(format('points_%s', to_char(day, 'YYYYMMDD'))) IS NULL THEN
@@ -50,6 +56,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   part record;
 BEGIN
+  PERFORM lock_points_partitions();
   FOR part IN
     SELECT c.relname
     FROM pg_inherits i
