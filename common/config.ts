@@ -17,6 +17,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
+  /** PostgreSQL for pin history (docs/operations.md); `npm start` starts a private cluster when unset. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'a postgres:// or postgresql:// URL' }).optional(),
   MQTT_USERNAME: z.string().optional(),
   MQTT_PASSWORD: z.string().optional(),
   MQTT_TOPIC_ROOT: z

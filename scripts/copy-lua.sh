@@ -7,3 +7,7 @@ rm -rf dist/store/lua/lib dist/store/lua/*.lua
 mkdir -p dist/store/lua/lib
 cp store/lua/*.lua dist/store/lua/
 cp store/lua/lib/*.lua dist/store/lua/lib/
+# The same for PostgreSQL migrations: store/pg/migrate.ts reads them beside itself.
+rm -rf dist/store/pg/migrations
+mkdir -p dist/store/pg/migrations
+cp store/pg/migrations/*.sql dist/store/pg/migrations/

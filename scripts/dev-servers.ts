@@ -1,5 +1,6 @@
-/** Real Redis, Mosquitto and Temporal servers on free ports, for tests and `npm start`. */
+/** Real Redis, Mosquitto, Temporal and PostgreSQL servers on free ports, for tests and `npm start`. */
 export { freePort } from './dev-servers/free-port';
 export { startRedis, type RedisServer } from './dev-servers/redis';
 export { startMosquitto, type MosquittoServer } from './dev-servers/mosquitto';
 export { startTemporal, type TemporalServer, type TemporalOptions } from './dev-servers/temporal';
+export { startPostgres, type PostgresServer, type PostgresOptions } from './dev-servers/postgres';

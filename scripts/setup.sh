@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes the project runnable: npm packages, then redis-server, mosquitto and mosquitto_ctrl.
+# Makes the project runnable: npm packages, then redis-server, mosquitto and mosquitto_ctrl, and
+# PostgreSQL's initdb/pg_ctl/postgres (history).
 # Idempotent and quick when everything is present. The Temporal CLI is installed on first use
 # by scripts/temporal-cli.ts.
 set -euo pipefail
@@ -38,6 +39,28 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${as_root[@]}" apt-get update -qq
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     redis-server mosquitto mosquitto-clients
+fi
+
+# PostgreSQL (pin history): scripts/dev-servers/postgres.ts runs Debian's binaries from
+# /usr/lib/postgresql/<version>/bin, which are not on PATH; PATH is the fallback.
+has_postgres() {
+  local dir
+  for dir in /usr/lib/postgresql/*/bin; do
+    [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] && [ -x "$dir/postgres" ] && return 0
+  done
+  command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1 && command -v postgres >/dev/null 2>&1
+}
+if ! has_postgres; then
+  say "missing PostgreSQL (initdb, pg_ctl); installing Debian's postgresql with apt-get"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "no apt-get here: install PostgreSQL (initdb, pg_ctl, postgres) yourself" >&2
+    exit 1
+  elif [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
+    say "not root and no sudo: install the postgresql package yourself" >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
 fi
 
 # The browser tests drive Debian's Chromium through playwright-core (never a Playwright download).

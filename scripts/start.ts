@@ -12,7 +12,8 @@ import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
 import { temporalLogger } from '../workers/temporal-logger';
-import { startMosquitto, startRedis, startTemporal } from './dev-servers';
+import { openHistoryDatabase } from '../store/pg/history-db';
+import { startMosquitto, startPostgres, startRedis, startTemporal } from './dev-servers';
 import { writeLocalEndpoints } from './local-endpoints';
 
 /** True when something accepts TCP connections at host:port. */
@@ -27,8 +28,9 @@ function listening(host: string, port: number): Promise<boolean> {
 
 /**
  * `npm start`: one node with everything, for a laptop (DESIGN §10). Uses TEMPORAL_ADDRESS,
- * REDIS_URL and MQTT_URL when set; otherwise starts a local Temporal dev server (persisting to
- * ./data), and a local redis-server / mosquitto when nothing answers on 6379 / 1883.
+ * REDIS_URL, MQTT_URL and DATABASE_URL when set; otherwise starts a local Temporal dev server
+ * (persisting to ./data), a local redis-server / mosquitto when nothing answers on 6379 / 1883,
+ * and a private PostgreSQL cluster in ./data/pg on a free port.
  */
 async function main(): Promise<void> {
   const dataDir = resolve('data');
@@ -58,9 +60,17 @@ async function main(): Promise<void> {
     });
   }
 
+  if (!env.DATABASE_URL) {
+    const postgres = await startPostgres({ dir: dataDir, dataDir: join(dataDir, 'pg'), durable: true });
+    stops.push(postgres.stop);
+    env.DATABASE_URL = postgres.url;
+  }
+
   const config = loadConfig(env);
   const logger = createLogger(config.LOG_LEVEL, 'dds', { pretty: process.stdout.isTTY === true });
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
+  // History still lives in Redis (issue 13 switches it later): PostgreSQL is only made ready here.
+  const historyDb = await openHistoryDatabase(env.DATABASE_URL, 'dds-node', config.HISTORY_RETENTION_DAYS, logger.child({ component: 'history-db' }));
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
   const workerRedis = createRedis(config.REDIS_URL, 'dds-worker');
@@ -88,7 +98,7 @@ async function main(): Promise<void> {
     await composed.stop();
     worker.shutdown();
     await running;
-    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close()]);
+    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close(), historyDb.close()]);
     for (const stop of stops.reverse()) await stop();
   });
 }

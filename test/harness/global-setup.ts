@@ -1,28 +1,31 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMosquitto, startRedis, startTemporal } from '../../scripts/dev-servers';
+import { startMosquitto, startPostgres, startRedis, startTemporal } from '../../scripts/dev-servers';
 import { reapCrashedRuns, recordRun } from './leftovers';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from './state';
 
-/** Starts Redis, Mosquitto and Temporal for this jest run; workers inherit the env it sets. */
+/** Starts Redis, Mosquitto, Temporal and PostgreSQL for this jest run; workers inherit the env it sets. */
 export default async function globalSetup(): Promise<void> {
   await reapCrashedRuns();
   const dir = await mkdtemp(join(tmpdir(), TEMP_DIR_PREFIX));
-  const [redis, mqtt, temporal] = await Promise.allSettled([
+  const [redis, mqtt, temporal, postgres] = await Promise.allSettled([
     startRedis({ dir }),
     startMosquitto({ dir }),
     startTemporal({ dir, projectRoot: PROJECT_ROOT }),
+    startPostgres({ dir }),
   ]);
-  if (redis.status === 'rejected' || mqtt.status === 'rejected' || temporal.status === 'rejected') {
-    const started = [redis, mqtt, temporal].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (redis.status === 'rejected' || mqtt.status === 'rejected' || temporal.status === 'rejected' || postgres.status === 'rejected') {
+    const all = [redis, mqtt, temporal, postgres];
+    const started = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     await Promise.all(started.map((server) => server.stop()));
     await rm(dir, { recursive: true, force: true });
-    const reasons = [redis, mqtt, temporal].flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+    const reasons = all.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
     throw new Error(`Test servers did not start:\n${reasons.join('\n\n')}`);
   }
-  globalThis.__ddsTestServers = { dir, stops: [redis.value.stop, mqtt.value.stop, temporal.value.stop] };
-  await recordRun(dir, [redis.value.pid, mqtt.value.pid, temporal.value.pid]);
+  const servers = [redis.value, mqtt.value, temporal.value, postgres.value];
+  globalThis.__ddsTestServers = { dir, stops: servers.map((server) => server.stop) };
+  await recordRun(dir, servers.map((server) => server.pid));
   Object.assign(process.env, {
     REDIS_URL: redis.value.url,
     MQTT_URL: mqtt.value.url,
@@ -31,6 +34,7 @@ export default async function globalSetup(): Promise<void> {
     MQTT_DYNSEC_USERNAME: mqtt.value.dynsecUsername,
     MQTT_DYNSEC_PASSWORD: mqtt.value.dynsecPassword,
     TEMPORAL_ADDRESS: temporal.value.address,
+    DATABASE_URL: postgres.value.url,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   });
 }

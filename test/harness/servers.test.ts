@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { Redis } from 'ioredis';
 import { connectAsync } from 'mqtt';
+import { Client } from 'pg';
 import { testConfig } from './config';
 
 describe('test servers from the global setup', () => {
@@ -40,6 +41,20 @@ describe('test servers from the global setup', () => {
       expect(info.serverVersion).toBeTruthy();
     } finally {
       await connection.close();
+    }
+  });
+
+  it('PostgreSQL answers on DATABASE_URL, on 127.0.0.1 and not on 5432', async () => {
+    const url = new URL(config.DATABASE_URL ?? '');
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(url.port).not.toBe('5432');
+    const client = new Client({ connectionString: config.DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ answer: number }>('SELECT 6 * 7 AS answer');
+      expect(rows[0]?.answer).toBe(42);
+    } finally {
+      await client.end();
     }
   });
 });
