@@ -7,7 +7,7 @@ import { createDevice, createProject, registerUser, writeValue, type TestUser } 
 import type { HttpResult } from '../helpers/http';
 import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
-import { eventually } from '../helpers/wait';
+import { answerWithin, eventually } from '../helpers/wait';
 
 const ANSWER_WITHIN_MS = 2000;
 
@@ -32,18 +32,8 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-/** The request's answer, or a failure when none comes within ANSWER_WITHIN_MS. */
-async function answered(method: string, path: string, body?: unknown): Promise<HttpResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${method} ${path}: no answer within ${ANSWER_WITHIN_MS} ms`)), ANSWER_WITHIN_MS);
-  });
-  try {
-    return await Promise.race([stack.request(method, path, { token: owner.token, body }), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const answered = (method: string, path: string, body?: unknown): Promise<HttpResult> =>
+  answerWithin(ANSWER_WITHIN_MS, `${method} ${path}`, stack.request(method, path, { token: owner.token, body }));
 
 /** A mix of reads and writes a dashboard and a device make. */
 const traffic = (): Array<Promise<HttpResult>> => [
