@@ -75,9 +75,9 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-/** The AppError a client sees for an unavailable dependency. */
-export function serviceUnavailable(dependency: Dependency): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', `${ERRORS.SERVICE_UNAVAILABLE.message} (${dependency})`, [
+/** The AppError a client sees for an unavailable dependency: every 503 naming one is built here. */
+export function serviceUnavailable(dependency: Dependency, message = `${ERRORS.SERVICE_UNAVAILABLE.message} (${dependency})`): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, [
     { field: 'dependency', problem: dependency },
   ]);
 }
