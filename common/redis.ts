@@ -22,6 +22,8 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
  * Every failure that is not Redis's own reply (a ReplyError: a script error, a wrong type) is
  * rethrown as DependencyUnavailableError('redis'), so callers and the error middleware know it by
  * type rather than by message.
+ * The deadline applies to blocking commands too: a BLPOP / XREAD BLOCK on this client must block
+ * for less than REDIS_COMMAND_TIMEOUT_MS.
  */
 export function createRedis(url: string, connectionName: string): Redis {
   const redis = new Redis(url, {
