@@ -3,6 +3,8 @@ import { DependencyUnavailableError } from './errors';
 
 /** How long one command may wait for Redis (queued while reconnecting, or sent and unanswered). */
 export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/** The deadline of a worker's commands: no client waits on them, and a failed activity is retried. */
+export const WORKER_REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new () => Error);
 
@@ -22,14 +24,16 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
  * Every failure that is not Redis's own reply (a ReplyError: a script error, a wrong type) is
  * rethrown as DependencyUnavailableError('redis'), so callers and the error middleware know it by
  * type rather than by message.
+ * Worker processes pass WORKER_REDIS_COMMAND_TIMEOUT_MS: a spurious timeout there (a CPU-starved
+ * event loop runs the timer before it reads the reply) would only cost an activity retry.
  * The deadline applies to blocking commands too: a BLPOP / XREAD BLOCK on this client must block
  * for less than REDIS_COMMAND_TIMEOUT_MS.
  */
-export function createRedis(url: string, connectionName: string): Redis {
+export function createRedis(url: string, connectionName: string, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Redis {
   const redis = new Redis(url, {
     connectionName,
     enableAutoPipelining: true,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    commandTimeout: commandTimeoutMs,
     enableOfflineQueue: true,
     maxRetriesPerRequest: 1,
     lazyConnect: false,
