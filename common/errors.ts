@@ -56,3 +56,28 @@ export class AppError extends Error {
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
+
+/** The servers a request may need; named in a 503's details as `{field: 'dependency', problem: <name>}`. */
+export type Dependency = 'redis' | 'temporal' | 'mqtt';
+
+/**
+ * A dependency did not answer in time or could not be reached. Thrown by the clients of Redis,
+ * Temporal and the broker (common/redis.ts, gateway/twin-client.ts, gateway/notifier.ts, the
+ * dynsec client); the error middleware renders it as 503 SERVICE_UNAVAILABLE naming `dependency`.
+ */
+export class DependencyUnavailableError extends Error {
+  constructor(
+    readonly dependency: Dependency,
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} is unavailable`, options);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
+/** The AppError a client sees for an unavailable dependency: every 503 naming one is built here. */
+export function serviceUnavailable(dependency: Dependency, message = `${ERRORS.SERVICE_UNAVAILABLE.message} (${dependency})`): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, [
+    { field: 'dependency', problem: dependency },
+  ]);
+}

@@ -1,13 +1,53 @@
-import { Redis } from 'ioredis';
+import { Redis, ReplyError, type Command } from 'ioredis';
+import { DependencyUnavailableError } from './errors';
 
-/** One Redis connection; auto-pipelining batches concurrent commands into one round trip. */
-export function createRedis(url: string, connectionName: string): Redis {
-  return new Redis(url, {
+/** How long one command may wait for Redis (queued while reconnecting, or sent and unanswered). */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/** The deadline of a worker's commands: no client waits on them, and a failed activity is retried. */
+export const WORKER_REDIS_COMMAND_TIMEOUT_MS = 10_000;
+
+const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new () => Error);
+
+/**
+ * One Redis connection; auto-pipelining batches concurrent commands into one round trip.
+ *
+ * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
+ * (docs/architecture.md "Outages"):
+ * - Redis down (connection refused or lost): ioredis reconnects on its own; a command issued
+ *   meanwhile waits in the offline queue and fails after REDIS_COMMAND_TIMEOUT_MS. A command that
+ *   failed so is dropped from the queue, not sent when the connection is back: its caller was
+ *   told it failed. `maxRetriesPerRequest` bounds how often a command sent on a connection that
+ *   then dropped is resent after reconnects.
+ * - Redis frozen (SIGSTOP, a hung host): the connection stays open, so only the deadline ends
+ *   the wait; a command already written is executed by Redis when it wakes (a 503 for a write
+ *   may therefore still land).
+ * Every failure that is not Redis's own reply (a ReplyError: a script error, a wrong type) is
+ * rethrown as DependencyUnavailableError('redis'), so callers and the error middleware know it by
+ * type rather than by message.
+ * Worker processes pass WORKER_REDIS_COMMAND_TIMEOUT_MS: a spurious timeout there (a CPU-starved
+ * event loop runs the timer before it reads the reply) would only cost an activity retry.
+ * The deadline applies to blocking commands too: a BLPOP / XREAD BLOCK on this client must block
+ * for less than REDIS_COMMAND_TIMEOUT_MS.
+ */
+export function createRedis(url: string, connectionName: string, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Redis {
+  const redis = new Redis(url, {
     connectionName,
     enableAutoPipelining: true,
-    maxRetriesPerRequest: 2,
+    commandTimeout: commandTimeoutMs,
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 1,
     lazyConnect: false,
   });
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    // The offline queue is flushed through here after a reconnect: a command that already failed stays unsent.
+    if (command.isSettled) return command.promise;
+    const reject = command.reject;
+    command.reject = (err: Error) =>
+      reject(isReplyError(err) || err instanceof DependencyUnavailableError ? err : new DependencyUnavailableError('redis', { cause: err }));
+    return send(command, stream);
+  };
+  return redis;
 }
 
 export type { Redis };

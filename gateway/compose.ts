@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { createRoomEmitter } from '../activities/socket-events';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
@@ -29,9 +29,15 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
   const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
   const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
+  for (const client of [redis, sub, rulesSub]) client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  // A Temporal that refuses connections fails a call after 3 quick attempts (~0.6 s), not the
+  // SDK's default 10 with backoff; slow answers are ended by each call's deadline (twin-client.ts).
+  const connection = await Connection.connect({
+    address: config.TEMPORAL_ADDRESS,
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
+  });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const metrics = createMetrics();
   const twins = createTwinClient({

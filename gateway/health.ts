@@ -5,6 +5,9 @@ import { AppError } from '../common/errors';
 /** A dependency the node needs before it can serve: resolves when reachable, rejects otherwise. */
 export type ReadinessCheck = () => Promise<void>;
 
+/** A check that has not answered by then fails, so /readyz answers within about a second even when a dependency hangs. */
+const CHECK_TIMEOUT_MS = 1000;
+
 function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
@@ -21,7 +24,7 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>, isShuttingD
   router.get('/healthz', (_req, res) => sendData(res, { status: 'ok' }));
   router.get('/readyz', async (_req, res) => {
     const names = Object.keys(checks);
-    const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name] as ReadinessCheck, 2000)));
+    const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name] as ReadinessCheck, CHECK_TIMEOUT_MS)));
     const details = results.flatMap((r, i) =>
       r.status === 'rejected'
         ? [{ field: names[i] as string, problem: r.reason instanceof Error ? r.reason.message : String(r.reason) }]

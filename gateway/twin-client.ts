@@ -6,16 +6,15 @@
 import {
   ApplicationFailure,
   Client,
-  ServiceError,
   WithStartWorkflowOperation,
   WorkflowClient,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { twinWorkflowId, type DeviceStatus, type PinLock } from '../common/contracts';
-import { AppError, ERRORS, type ErrorCode } from '../common/errors';
+import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '../common/errors';
+import { isTemporalDown } from './temporal-down';
 import {
   activitySignal,
   endSignal,
@@ -40,8 +39,10 @@ export interface TwinClientOptions {
   taskQueue: string;
   /** Heartbeat timeout given to twins this client starts (DEVICE_HEARTBEAT_TIMEOUT_S). */
   heartbeatTimeoutS: number;
-  /** Deadline of calls that wait for the twin (Updates, queries). Default 10 s. */
+  /** Deadline of calls that wait for the twin to run (Updates, queries). Default 5 s. */
   timeoutMs?: number;
+  /** Deadline of calls the Temporal server answers alone (start, signals). Default 1.5 s. */
+  sendTimeoutMs?: number;
   /** Counts each signal and Update sent or failed (common/metrics.ts `twin.call`). */
   onCall?: (kind: 'signal' | 'update', name: string, outcome: 'sent' | 'failed') => void;
 }
@@ -50,23 +51,23 @@ const WORKFLOW_TYPE = 'deviceTwin';
 
 /**
  * Translates Temporal failures into the service's errors: a twin's refusal keeps its code
- * (INVALID_PIN, PIN_LOCKED, VALIDATION_ERROR, DEVICE_NOT_FOUND), an unreachable Temporal is a 503.
+ * (INVALID_PIN, PIN_LOCKED, VALIDATION_ERROR, DEVICE_NOT_FOUND); a Temporal that is down or missed
+ * the deadline is DependencyUnavailableError(temporal), a 503.
  */
 function translate(err: unknown): never {
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
   if (cause instanceof ApplicationFailure && cause.type && cause.type in ERRORS) {
     throw new AppError(cause.type as ErrorCode, cause.message);
   }
-  if (err instanceof ServiceError || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-    throw new AppError('SERVICE_UNAVAILABLE', 'The device twin service is unavailable');
-  }
+  if (isTemporalDown(err)) throw new DependencyUnavailableError('temporal', { cause: err });
   throw err;
 }
 
 export function createTwinClient(options: TwinClientOptions) {
   const workflow = options.client instanceof WorkflowClient ? options.client : options.client.workflow;
   const { taskQueue, heartbeatTimeoutS } = options;
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const sendTimeoutMs = options.sendTimeoutMs ?? 1500;
 
   const startOptions = (deviceId: string, projectId: string) => ({
     workflowId: twinWorkflowId(deviceId),
@@ -75,8 +76,9 @@ export function createTwinClient(options: TwinClientOptions) {
     memo: { projectId },
   });
 
-  const bounded = <T>(fn: () => Promise<T>): Promise<T> =>
-    workflow.withDeadline(Date.now() + timeoutMs, fn).catch(translate);
+  /** Runs a call with a deadline; a Temporal that is down or too slow becomes DependencyUnavailableError. */
+  const bounded = <T>(fn: () => Promise<T>, ms = timeoutMs): Promise<T> =>
+    workflow.withDeadline(Date.now() + ms, fn).catch(translate);
 
   const counted = async <T>(kind: 'signal' | 'update', name: string, call: Promise<T>): Promise<T> => {
     try {
@@ -90,8 +92,8 @@ export function createTwinClient(options: TwinClientOptions) {
     }
   };
 
-  const signalWithStart = async (name: string, sent: Promise<unknown>): Promise<void> => {
-    await counted('signal', name, sent).catch(translate);
+  const signalWithStart = async (name: string, send: () => Promise<unknown>): Promise<void> => {
+    await bounded(() => counted('signal', name, send()), sendTimeoutMs);
   };
 
   /** Runs an Update, starting the twin first when it is not running. */
@@ -119,12 +121,14 @@ export function createTwinClient(options: TwinClientOptions) {
   return {
     /** Starts the twin of a new device; starting a running twin again is a no-op. */
     async start(deviceId: string, projectId: string): Promise<void> {
-      await workflow
-        .start<typeof deviceTwin>(WORKFLOW_TYPE, {
-          ...startOptions(deviceId, projectId),
-          workflowIdConflictPolicy: 'USE_EXISTING',
-        })
-        .catch(translate);
+      await bounded(
+        () =>
+          workflow.start<typeof deviceTwin>(WORKFLOW_TYPE, {
+            ...startOptions(deviceId, projectId),
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        sendTimeoutMs,
+      );
     },
 
     /** A message came from a device the mirror shows offline. `pin` is the pin it was for, if any. */
@@ -132,7 +136,7 @@ export function createTwinClient(options: TwinClientOptions) {
       const signalArgs: [ActivityInput] = [pin === undefined ? { at } : { at, pin }];
       return signalWithStart(
         activitySignal.name,
-        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
+        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
       );
     },
 
@@ -141,7 +145,7 @@ export function createTwinClient(options: TwinClientOptions) {
       const signalArgs: [StatusInput] = [{ status, at }];
       return signalWithStart(
         statusSignal.name,
-        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
+        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
       );
     },
 
@@ -150,7 +154,7 @@ export function createTwinClient(options: TwinClientOptions) {
       const signalArgs: [InfoInput] = [info];
       return signalWithStart(
         infoSignal.name,
-        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
+        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
       );
     },
 
@@ -172,11 +176,11 @@ export function createTwinClient(options: TwinClientOptions) {
     /** The device was deleted: its twin completes. True if a running twin was told; a missing one is fine. */
     async end(deviceId: string): Promise<boolean> {
       try {
-        await counted('signal', endSignal.name, workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal));
+        await bounded(() => counted('signal', endSignal.name, workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal)), sendTimeoutMs);
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;
-        return translate(err);
+        throw err;
       }
     },
 

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../common/config';
 import { localCredentialKey } from '../common/credential-key';
 import { createLogger } from '../common/logger';
 import { createMqttClient } from '../common/mqtt';
-import { createRedis } from '../common/redis';
+import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS } from '../common/redis';
 import { guardProcess } from '../common/process-guards';
 import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const historyDb = await openHistoryDatabase(env.DATABASE_URL, 'dds-node', config.HISTORY_RETENTION_DAYS, logger.child({ component: 'history-db' }));
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
-  const workerRedis = createRedis(config.REDIS_URL, 'dds-worker');
+  const workerRedis = createRedis(config.REDIS_URL, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const workerMqtt = createMqttClient(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker = await createTwinWorker({ config, connection, redis: workerRedis, mqtt: workerMqtt, logger });

@@ -8,7 +8,7 @@ import { loadConfig } from '../common/config';
 import { createLogger } from '../common/logger';
 import { createMqttClient, mqttConnected } from '../common/mqtt';
 import { guardProcess } from '../common/process-guards';
-import { createRedis } from '../common/redis';
+import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS } from '../common/redis';
 import { createTwinWorker } from './create-worker';
 import { temporalLogger } from './temporal-logger';
 
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for a worker');
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
 
-  const redis = createRedis(config.REDIS_URL, 'dds-worker');
+  const redis = createRedis(config.REDIS_URL, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqtt = createMqttClient(config, 'worker');
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   await mqttConnected(mqtt, 15000).catch((err: unknown) =>

@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, isAppError, type ErrorCode } from '../../common/errors';
+import { AppError, isAppError, serviceUnavailable, type ErrorCode } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { StoreError, type StoreErrorCode } from '../../store/errors';
+import { dependencyDown } from './dependency-down';
 import { errorBody } from './respond';
 
 /**
@@ -61,15 +62,6 @@ function requestReadError(err: RequestReadError): AppError {
   }
 }
 
-function isDependencyDown(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const code = (e as { code?: unknown }).code;
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(code)) ||
-    /Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|failed to connect|Temporal.*unavailable/i.test(e.message)
-  );
-}
-
 /** What each store error means to an HTTP client: the one place store errors become HTTP ones. */
 export const STORE_ERROR_HTTP = {
   DEVICE_GONE: 'DEVICE_NOT_FOUND',
@@ -86,7 +78,8 @@ export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   if (err instanceof StoreError) return new AppError(STORE_ERROR_HTTP[err.code], err.message);
   if (isRequestReadError(err)) return requestReadError(err);
-  if (isDependencyDown(err)) return new AppError('SERVICE_UNAVAILABLE');
+  const dependency = dependencyDown(err);
+  if (dependency) return serviceUnavailable(dependency);
   return new AppError('INTERNAL_ERROR');
 }
 

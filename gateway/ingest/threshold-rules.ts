@@ -40,8 +40,14 @@ export function createThresholdRuleCache(redis: Redis, subscriber: Redis, logger
   }
 
   return {
-    /** Resolves once this node listens for rule changes. */
-    ready: () => ready.then(() => undefined),
+    /** Resolves once this node listens for rule changes; a subscribe that failed (Redis down) is tried again. */
+    ready: () =>
+      ready
+        .catch(() => {
+          ready = subscriber.subscribe(RULES_CHANGED_CHANNEL);
+          return ready;
+        })
+        .then(() => undefined),
 
     /** The enabled threshold rules of a device bound to a pin number. */
     async forPin(deviceId: string, pin: number): Promise<ThresholdRule[]> {

@@ -38,6 +38,7 @@ export interface DynsecClientOptions {
   username: string;
   password: string;
   logger: Logger;
+  /** How long a command waits for the plugin's answer (default 1.5 s), so a hung broker is a fast 503. */
   timeoutMs?: number;
 }
 
@@ -83,7 +84,7 @@ function parseResponses(payload: Buffer): WireResponse[] {
  * it reconnects on its own, and calls made while it is offline fail fast.
  */
 export async function connectDynsecClient(options: DynsecClientOptions): Promise<DynsecClient> {
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 1500;
   const prefix = randomUUID();
   const pending = new Map<string, Pending>();
   let sequence = 0;

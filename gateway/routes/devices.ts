@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../common/errors';
+import { AppError, serviceUnavailable } from '../../common/errors';
 import { newDeviceToken, type DeviceWithState } from '../../store/devices';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
@@ -73,7 +73,7 @@ export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Rout
     } catch (err) {
       await stores.devices.delete(device.id);
       logger.error({ err, deviceId: device.id }, 'broker provisioning failed; device creation undone');
-      throw new AppError('SERVICE_UNAVAILABLE', 'The MQTT broker did not take the device credentials; nothing was created');
+      throw serviceUnavailable('mqtt', 'The MQTT broker did not take the device credentials; nothing was created');
     }
     await twins
       .start(device.id, project.id)

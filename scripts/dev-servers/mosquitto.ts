@@ -17,6 +17,8 @@ export interface MosquittoServer {
   dynsecPassword: string;
   pid: number;
   stop(): Promise<void>;
+  /** After `stop`, the same broker again: same port, config and accounts (the plugin's JSON). */
+  restart(): Promise<MosquittoServer>;
 }
 
 const SERVICE_ROLE = 'service';
@@ -47,25 +49,32 @@ export async function startMosquitto(options: { dir: string }): Promise<Mosquitt
     },
   );
   await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile }), { mode: 0o600 });
-  const server = await spawnServer('mosquitto', findMosquitto(), ['-c', confFile], join(workDir, 'mosquitto.log'));
   const url = `mqtt://127.0.0.1:${port}`;
-  await bootServer(server, async () => {
-    const admin = await poll(server, () => connectOnce(url, DYNSEC_USERNAME, dynsecPassword), 10_000);
-    try {
-      await sendDynsecCommands(admin, serviceAccountCommands(SERVICE_ROLE, SERVICE_USERNAME, servicePassword));
-    } finally {
-      await admin.endAsync();
-    }
-    const service = await connectOnce(url, SERVICE_USERNAME, servicePassword);
-    await service.endAsync();
-  });
-  return {
-    url,
-    serviceUsername: SERVICE_USERNAME,
-    servicePassword,
-    dynsecUsername: DYNSEC_USERNAME,
-    dynsecPassword,
-    pid: server.pid,
-    stop: () => server.stop(),
+
+  const run = async (firstBoot: boolean): Promise<MosquittoServer> => {
+    const server = await spawnServer('mosquitto', findMosquitto(), ['-c', confFile], join(workDir, 'mosquitto.log'));
+    await bootServer(server, async () => {
+      if (firstBoot) {
+        const admin = await poll(server, () => connectOnce(url, DYNSEC_USERNAME, dynsecPassword), 10_000);
+        try {
+          await sendDynsecCommands(admin, serviceAccountCommands(SERVICE_ROLE, SERVICE_USERNAME, servicePassword));
+        } finally {
+          await admin.endAsync();
+        }
+      }
+      const service = await poll(server, () => connectOnce(url, SERVICE_USERNAME, servicePassword), 10_000);
+      await service.endAsync();
+    });
+    return {
+      url,
+      serviceUsername: SERVICE_USERNAME,
+      servicePassword,
+      dynsecUsername: DYNSEC_USERNAME,
+      dynsecPassword,
+      pid: server.pid,
+      stop: () => server.stop(),
+      restart: () => run(false),
+    };
   };
+  return run(true);
 }

@@ -25,11 +25,20 @@ function ping(port: number): Promise<void> {
   });
 }
 
-/** A throw-away redis-server on a free port: no RDB snapshots, no AOF. */
-export async function startRedis(options: { dir: string }): Promise<RedisServer> {
-  const port = await freePort();
-  const workDir = await mkdtemp(join(options.dir, 'redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', workDir];
+export interface RedisOptions {
+  dir: string;
+  /** Listen here instead of on a free port (a restart on the same address). */
+  port?: number;
+  /** Keep the data in this directory with an append-only file, so a restart finds it again. */
+  dataDir?: string;
+}
+
+/** A throw-away redis-server on a free port: no RDB snapshots, and no AOF unless `dataDir` is given. */
+export async function startRedis(options: RedisOptions): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
+  const workDir = options.dataDir ?? (await mkdtemp(join(options.dir, 'redis-')));
+  const appendOnly = options.dataDir ? 'yes' : 'no';
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', appendOnly, '--dir', workDir];
   const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'));
   await bootServer(server, () => poll(server, () => ping(port), 10_000));
   return { url: `redis://127.0.0.1:${port}`, pid: server.pid, stop: () => server.stop() };

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createLogger } from '../../common/logger';
 import { createMqttClient } from '../../common/mqtt';
-import { createRedis, type Redis } from '../../common/redis';
+import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
 import type { Config } from '../../common/config';
 import { composeGateway, type ComposedGateway } from '../../gateway/compose';
 import { createTwinWorker } from '../../workers/create-worker';
@@ -74,7 +74,7 @@ function installRuntime(config: Config): void {
 
 async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   installRuntime(config);
-  const redis = createRedis(config.REDIS_URL, 'test-worker');
+  const redis = createRedis(config.REDIS_URL, 'test-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqtt = createMqttClient(config, 'test-worker');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker: Worker = await createTwinWorker({

@@ -12,3 +12,16 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** `answer`, or a failure naming `what` when it has not come within `ms` (a request that hangs). */
+export async function answerWithin<T>(ms: number, what: string, answer: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -16,7 +16,7 @@ import type { Config } from '../../common/config';
 import type { NotificationRecord, NotificationRule } from '../../common/contracts';
 import { createLogger } from '../../common/logger';
 import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
-import { createRedis, type Redis } from '../../common/redis';
+import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
 import { createDeviceStore } from '../../store/devices';
@@ -58,7 +58,7 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Pr
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const taskQueue = `twin-${name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(config.LOG_LEVEL, `test-${name}`);
-  const redis = createRedis(config.REDIS_URL, `test-${name}`);
+  const redis = createRedis(config.REDIS_URL, `test-${name}`, WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqttClient = createMqttClient(config, `test-${name}`);
   await mqttConnected(mqttClient);
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });

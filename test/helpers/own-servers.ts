@@ -1,0 +1,121 @@
+/**
+ * Servers of one test file's own, for fault tests: the servers the jest global setup starts are
+ * shared by every test file running at the same time, so a test that stops or freezes a server
+ * starts a private one here (free port, temp dir) and points a gateway stack at it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startMosquitto, startRedis, startTemporal, type RedisServer } from '../../scripts/dev-servers';
+import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
+
+/** A server a test can stop, freeze (SIGSTOP) and thaw (SIGCONT). */
+export interface OwnServer {
+  /** The env overrides that point a stack at this server. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
+}
+
+/** A server that can also start again on the same address. */
+export interface RestartableServer extends OwnServer {
+  restart(): Promise<void>;
+}
+
+interface Running {
+  pid: number;
+  stop(): Promise<void>;
+}
+
+let dir: string | undefined;
+const owned: Array<() => Promise<void>> = [];
+
+async function tempDir(): Promise<string> {
+  dir ??= await mkdtemp(join(tmpdir(), `${TEMP_DIR_PREFIX}own-`));
+  return dir;
+}
+
+/** Signals and stops the server running now: the first one, or the one a restart started. */
+function ownServer(env: Record<string, string>, first: Running): OwnServer & { replace(next: Running): void } {
+  let current: Running | null = first;
+  let frozen = false;
+  const signal = (sig: NodeJS.Signals): void => {
+    if (current) process.kill(current.pid, sig);
+  };
+  const server = {
+    env,
+    async stop() {
+      if (frozen) server.thaw();
+      await current?.stop();
+      current = null;
+    },
+    freeze() {
+      signal('SIGSTOP');
+      frozen = true;
+    },
+    thaw() {
+      signal('SIGCONT');
+      frozen = false;
+    },
+    replace(next: Running) {
+      current = next;
+    },
+  };
+  owned.push(() => server.stop());
+  return server;
+}
+
+/** A private redis-server whose data (an append-only file) survives a restart on the same port. */
+export async function ownRedis(): Promise<RestartableServer> {
+  const base = await tempDir();
+  const dataDir = await mkdtemp(join(base, 'redis-data-'));
+  const port = await freePort();
+  const start = (): Promise<RedisServer> => startRedis({ dir: base, port, dataDir });
+  const first = await start();
+  const server = ownServer({ REDIS_URL: first.url }, first);
+  return {
+    ...server,
+    async restart() {
+      await server.stop();
+      server.replace(await start());
+    },
+  };
+}
+
+/** A private Temporal dev server (in memory). */
+export async function ownTemporal(): Promise<OwnServer> {
+  const first = await startTemporal({ dir: await tempDir(), projectRoot: PROJECT_ROOT });
+  return ownServer({ TEMPORAL_ADDRESS: first.address }, first);
+}
+
+/** A private Mosquitto with dynamic security (its accounts live in its temp dir, and survive a restart on the same port). */
+export async function ownMosquitto(): Promise<RestartableServer> {
+  const base = await tempDir();
+  let current = await startMosquitto({ dir: base });
+  const server = ownServer(
+    {
+      MQTT_URL: current.url,
+      MQTT_USERNAME: current.serviceUsername,
+      MQTT_PASSWORD: current.servicePassword,
+      MQTT_DYNSEC_USERNAME: current.dynsecUsername,
+      MQTT_DYNSEC_PASSWORD: current.dynsecPassword,
+    },
+    current,
+  );
+  return {
+    ...server,
+    async restart() {
+      await server.stop();
+      current = await current.restart();
+      server.replace(current);
+    },
+  };
+}
+
+/** Stops every server this file started and removes their directory. */
+export async function stopOwnServers(): Promise<void> {
+  await Promise.allSettled(owned.splice(0).map((stop) => stop()));
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+}
