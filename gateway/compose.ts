@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
 import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
+import { keys } from '../common/redis-keys';
 import { createStores } from '../store';
 import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
@@ -14,6 +15,8 @@ import { createThresholdRuleCache } from './ingest/threshold-rules';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
+import { carryOutIntents } from './outbox/carry-out';
+import { startOutboxRelay } from './outbox/relay';
 import { createTwinClient } from './twin-client';
 
 export interface ComposedGateway {
@@ -29,6 +32,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
   const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
   const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
+  const outboxRedis = createRedis(config.REDIS_URL, `dds-outbox-${nodeId}`);
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -45,13 +49,22 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const stores = createStores(redis, config, credentialKey);
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
+  const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
+  const relay = await startOutboxRelay({
+    redis: outboxRedis,
+    stream: outbox,
+    consumer: config.NODE_ID,
+    handle: carryOutIntents({ notification: notify }),
+    logger,
+  });
+  metrics.outbox.backlog(relay.backlog);
   const ingest = createIngest({
     redis,
     mqtt,
     twins,
     emit: createRoomEmitter(redis),
     rules,
-    notify,
+    outbox,
     logger,
     topicRoot: config.MQTT_TOPIC_ROOT,
     retentionMs: config.HISTORY_RETENTION_DAYS * 86_400_000,
@@ -99,8 +112,9 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await gateway.close();
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
+      await relay.stop();
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close()]);
-      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit()]);
+      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit()]);
     },
   };
 }

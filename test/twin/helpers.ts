@@ -163,6 +163,7 @@ export async function deviceMessage(redis: Redis, deviceId: string, pin: string,
     // The tests signal the twin themselves when they mean to; the wake marker they leave lapses.
     wakeTtlS: 1,
     ruleStates: [],
+    outbox: keys.outbox('no-rules'),
   });
 }
 
