@@ -18,6 +18,8 @@ export interface OutboxRelayOptions {
   retryMaxMs?: number;
   /** How long one XREADGROUP waits for new entries. */
   blockMs?: number;
+  /** An intent not carried out within this long counts as failed (and is retried; it may still complete). */
+  handleTimeoutMs?: number;
 }
 
 export interface OutboxRelay {
@@ -49,6 +51,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   const baseMs = options.retryBaseMs ?? 2_000;
   const maxMs = options.retryMaxMs ?? 60_000;
   const blockMs = options.blockMs ?? 1_000;
+  const handleTimeoutMs = options.handleTimeoutMs ?? 5_000;
   /** The stream and its group, made once by whichever node comes first (again if Redis lost them). */
   const ensureGroup = () =>
     redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM').catch((err: unknown) => {
@@ -66,11 +69,19 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       logger.error({ stream, id }, 'outbox entry not understood; left pending');
       return;
     }
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await handle(intent);
+      await Promise.race([
+        handle(intent),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`not carried out within ${handleTimeoutMs} ms`)), handleTimeoutMs);
+        }),
+      ]);
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), id, type: intent.type }, 'outbox intent failed; will retry');
       return;
+    } finally {
+      clearTimeout(timer);
     }
     await redis.multi().xack(stream, OUTBOX_GROUP, id).xdel(stream, id).exec();
   }
@@ -97,13 +108,17 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     backlog = await redis.xlen(stream);
   }
 
+  const measuring = setInterval(() => {
+    measure().catch(() => undefined);
+  }, 1_000);
+  await measure();
+
   const loop = (async () => {
     while (!stopped) {
       try {
         await readNew();
         if (stopped) break;
         await retryDue();
-        await measure();
       } catch (err) {
         logger.warn({ err: err instanceof Error ? err.message : String(err), stream }, 'outbox relay round failed');
         if (err instanceof Error && err.message.includes('NOGROUP')) await ensureGroup().catch(() => undefined);
@@ -116,6 +131,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     backlog: () => backlog,
     async stop() {
       stopped = true;
+      clearInterval(measuring);
       await loop;
     },
   };
