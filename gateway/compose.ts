@@ -54,7 +54,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     redis: outboxRedis,
     stream: outbox,
     consumer: config.NODE_ID,
-    handle: carryOutIntents({ notification: notify }),
+    handle: carryOutIntents({ notification: notify, twinStart: twins.start }),
     logger,
   });
   metrics.outbox.backlog(relay.backlog);

@@ -22,7 +22,10 @@ const notificationRecord = z.object({
   createdAt: z.string(),
 }) satisfies z.ZodType<NotificationRecord>;
 
-const intentSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('notification'), payload: notificationRecord })]);
+const intentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('notification'), payload: notificationRecord }),
+  z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),
+]);
 
 export type OutboxIntent = z.infer<typeof intentSchema>;
 

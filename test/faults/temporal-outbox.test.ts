@@ -1,7 +1,8 @@
 /**
  * Temporal stopped and started again (a private Temporal of this file: the shared one serves the
- * other test files): a threshold crossing while it is down answers as usual, and its notification
- * arrives once Temporal is back, carried by the outbox relay.
+ * other test files): a device created and a threshold crossed while it is down answer as usual,
+ * and once Temporal is back the device's twin exists and the notification arrives, both carried
+ * by the outbox relay.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,7 @@ async function thresholdNotifications(deviceId: string): Promise<Array<{ message
   return res.body.data.notifications;
 }
 
-test('a threshold crossed while Temporal is down is notified once Temporal is back', async () => {
+test('a device created and a threshold crossed while Temporal is down get their twin and notification once it is back', async () => {
   const device = await createDevice(stack.request, owner, projectId);
   const rule = await stack.request('POST', '/api/v1/notifications/rules', {
     token: owner.token,
@@ -66,16 +67,21 @@ test('a threshold crossed while Temporal is down is notified once Temporal is ba
   });
 
   await temporal.stop();
+  const created = await stack.request('POST', '/api/v1/devices', { token: owner.token, body: { projectId, name: 'made during the outage' } });
+  expect(created.status).toBe(201);
+  const newDevice: string = created.body.data.id;
   const crossing = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '90' } });
   expect(crossing.status).toBe(201);
   // The intent waits in the outbox while Temporal is away.
   await eventually(async () => {
     const metrics = await stack.metrics();
-    expect(metrics.dds_outbox_pending).toBe(1);
+    expect(metrics.dds_outbox_pending).toBe(2);
   });
 
   await sleep(OUTAGE_MS);
   temporal = await startPrivateTemporal();
   await eventually(async () => expect((await thresholdNotifications(device.id)).map((n) => n.message)).toEqual(['hot 90']), 90_000, 500);
+  // The new device's twin started: it mirrored the device as offline.
+  await eventually(async () => expect(await stack.redis.hget(`device:${newDevice}:state`, 'status')).toBe('offline'), 30_000, 500);
   await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
 }, 180_000);

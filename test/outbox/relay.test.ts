@@ -50,7 +50,10 @@ async function relay(stream: string, consumer: string, notification: (r: Notific
     redis: connect(`test-outbox-${consumer}`),
     stream,
     consumer,
-    handle: carryOutIntents({ notification }),
+    handle: carryOutIntents({
+      notification,
+      twinStart: () => Promise.reject(new Error('no twin starts in these tests')),
+    }),
     logger,
     retryBaseMs: 100,
     retryMaxMs: 400,
