@@ -70,6 +70,16 @@ export function createMetrics() {
     registers,
   });
 
+  let outboxBacklog: () => number = () => 0;
+  new Gauge({
+    name: 'dds_outbox_pending',
+    help: 'Outbox intents written and not yet carried out (Temporal or the broker behind, or an intent that keeps failing)',
+    registers,
+    collect() {
+      this.set(outboxBacklog());
+    },
+  });
+
   return {
     registry,
     /** The Prometheus text exposition of every series. */
@@ -106,6 +116,12 @@ export function createMetrics() {
     twin: {
       call(kind: TwinCallKind, name: string, outcome: 'sent' | 'failed'): void {
         twinCalls.inc({ kind, name, outcome });
+      },
+    },
+    outbox: {
+      /** Where dds_outbox_pending reads the backlog from (the node's relay). */
+      backlog(read: () => number): void {
+        outboxBacklog = read;
       },
     },
     /** A gauge read at scrape time (e.g. Socket.IO connections of this node). */

@@ -11,6 +11,12 @@ export const keys = {
   projectMembers: (projectId: string) => `project:${projectId}:members`,
   projectDevices: (projectId: string) => `project:${projectId}:devices`,
   device: (deviceId: string) => `device:${deviceId}`,
+  /**
+   * The outbox: a stream of intents (notifications to deliver, ...) written in the same step as the
+   * state change they belong to, carried out by every gateway node's relay. One per task queue:
+   * deployments (or test stacks) sharing a Redis each carry out their own.
+   */
+  outbox: (taskQueue: string) => `outbox:${taskQueue}`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */

@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
 import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
+import { keys } from '../common/redis-keys';
 import { createStores } from '../store';
 import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
@@ -14,7 +15,12 @@ import { createThresholdRuleCache } from './ingest/threshold-rules';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
+import { carryOutIntents } from './outbox/carry-out';
+import { startOutboxRelay } from './outbox/relay';
 import { createTwinClient } from './twin-client';
+
+/** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
+const OUTBOX_COMMAND_TIMEOUT_MS = 5_000;
 
 export interface ComposedGateway {
   gateway: Gateway;
@@ -29,7 +35,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
   const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
   const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
-  for (const client of [redis, sub, rulesSub]) client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  // The relay's XREADGROUP blocks for up to a second: its connection's deadline is longer than that.
+  const outboxRedis = createRedis(config.REDIS_URL, `dds-outbox-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
+  for (const client of [redis, sub, rulesSub, outboxRedis]) {
+    client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  }
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   // A Temporal that refuses connections fails a call after 3 quick attempts (~0.6 s), not the
@@ -51,13 +61,22 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const stores = createStores(redis, config, credentialKey);
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
+  const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
+  const relay = await startOutboxRelay({
+    redis: outboxRedis,
+    stream: outbox,
+    consumer: config.NODE_ID,
+    handle: carryOutIntents({ notification: notify, twinStart: twins.start }),
+    logger,
+  });
+  metrics.outbox.backlog(relay.backlog);
   const ingest = createIngest({
     redis,
     mqtt,
     twins,
     emit: createRoomEmitter(redis),
     rules,
-    notify,
+    outbox,
     logger,
     topicRoot: config.MQTT_TOPIC_ROOT,
     retentionMs: config.HISTORY_RETENTION_DAYS * 86_400_000,
@@ -105,8 +124,9 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await gateway.close();
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
+      await relay.stop();
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close()]);
-      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit()]);
+      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit()]);
     },
   };
 }

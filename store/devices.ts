@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeviceStatus, PinLock } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { outboxFields } from './outbox';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
 import { deleteDeviceScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
@@ -68,7 +69,8 @@ export function toDeviceState(h: Record<string, string>): DeviceState {
 /** A page of devices: by page number (management) or by offset (external REST). */
 export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page: number } | { offset: number });
 
-export function createDeviceStore(redis: Redis, credentialKey: string) {
+/** `outbox`: the stream (keys.outbox) a new device's twin start is written to, in the step that creates it. */
+export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
   async function withStates(devices: Device[]): Promise<DeviceWithState[]> {
     const pipeline = redis.pipeline();
     for (const d of devices) pipeline.hgetall(keys.deviceState(d.id));
@@ -108,6 +110,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string) {
         })
         .set(keys.deviceByToken(tokenHash), device.id)
         .zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id)
+        .xadd(outbox, '*', ...outboxFields('twin-start', { deviceId: device.id, projectId }))
         .exec();
       return { device: { ...device, state: toDeviceState({}) }, token };
     },

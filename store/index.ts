@@ -1,5 +1,6 @@
 import type { Config } from '../common/config';
 import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
 import { createApiKeyStore } from './api-keys';
 import { createDeviceStore } from './devices';
 import { createLoginThrottleStore } from './login-throttle';
@@ -15,14 +16,14 @@ import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
 /** Every repository over one Redis connection. */
-export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TTL_S'>, credentialKey: string) {
+export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE'>, credentialKey: string) {
   return {
     users: createUserStore(redis),
     sessions: createSessionStore(redis, config.ACCESS_TOKEN_TTL_S),
     apiKeys: createApiKeyStore(redis),
     projects: createProjectStore(redis),
     members: createMemberStore(redis),
-    devices: createDeviceStore(redis, credentialKey),
+    devices: createDeviceStore(redis, credentialKey, keys.outbox(config.TEMPORAL_TASK_QUEUE)),
     widgets: createWidgetStore(redis),
     rules: createRuleStore(redis),
     notifications: createNotificationQueries(redis),

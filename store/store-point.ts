@@ -1,3 +1,4 @@
+import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
@@ -6,13 +7,14 @@ import { luaScript } from './lua/load';
  * The ingest pipeline's one Redis round trip: checks the device exists and (for writes toward the
  * device) that the pin is not locked; stores the latest value (unless a newer one is there) and a
  * history point trimmed to the retention window; moves lastSeen forward for values the device
- * reported; flips the edge state of threshold rules and returns those that just crossed; and, for
+ * reported; flips the edge state of threshold rules and returns those that just crossed, writing the
+ * notification each crossing raises to the outbox in the same step; and, for
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
- * value per pin), in the same step, for its twin to deliver when it comes online (store-point-8.lua).
+ * value per pin), in the same step, for its twin to deliver when it comes online (store-point-9.lua).
  * Throws StoreError DEVICE_GONE or PIN_LOCKED, having written nothing.
  */
-const run = luaScript('store-point-8');
+const run = luaScript('store-point-9');
 
 export interface StorePointInput {
   deviceId: string;
@@ -24,8 +26,13 @@ export interface StorePointInput {
   towardDevice: boolean;
   fromDevice: boolean;
   wakeTtlS: number;
-  /** Rules whose condition the value decides: rule id → inside the condition now. */
-  ruleStates: [string, boolean][];
+  /**
+   * Rules whose condition the value decides: rule id, inside the condition now, and the
+   * notification written to the outbox if the value crosses into it.
+   */
+  ruleStates: [string, boolean, NotificationRecord | null][];
+  /** The outbox stream (keys.outbox) a crossing's notification is written to. */
+  outbox: string;
 }
 
 export interface StorePointResult {
@@ -49,6 +56,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       keys.deviceRuleState(input.deviceId),
       keys.deviceWake(input.deviceId),
       keys.devicePending(input.deviceId),
+      input.outbox,
     ],
     [
       input.pin,
@@ -61,7 +69,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.wakeTtlS,
       input.retentionMs,
       new Date().toISOString(),
-      ...input.ruleStates.flatMap(([id, inside]) => [id, inside ? '1' : '0']),
+      ...input.ruleStates.flatMap(([id, inside, raises]) => [id, inside ? '1' : '0', raises ? JSON.stringify(raises) : '']),
     ],
   )) as (string | number)[];
   const [, projectId, status, wake, latest, ...crossed] = reply;

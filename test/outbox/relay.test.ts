@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { NotificationRecord } from '../../common/contracts';
+import { createLogger } from '../../common/logger';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
+import { carryOutIntents } from '../../gateway/outbox/carry-out';
+import { OUTBOX_GROUP } from '../../gateway/outbox/intents';
+import { startOutboxRelay, type OutboxRelay } from '../../gateway/outbox/relay';
+import { testConfig } from '../harness/config';
+import { eventually } from '../helpers/wait';
+
+const config = testConfig();
+const logger = createLogger(config.LOG_LEVEL, 'test-outbox');
+const connections: Redis[] = [];
+const relays: OutboxRelay[] = [];
+
+function connect(name: string): Redis {
+  const redis = createRedis(config.REDIS_URL, name);
+  connections.push(redis);
+  return redis;
+}
+
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((r) => r.stop()));
+  await Promise.all(connections.splice(0).map((c) => c.quit()));
+});
+
+function record(): NotificationRecord {
+  return {
+    id: randomUUID(),
+    projectId: randomUUID(),
+    deviceId: null,
+    ruleId: null,
+    type: 'threshold',
+    title: 't',
+    message: 'm',
+    priority: 'normal',
+    channels: ['inApp'],
+    read: false,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+async function write(redis: Redis, stream: string, notification: NotificationRecord): Promise<void> {
+  await redis.xadd(stream, '*', 'type', 'notification', 'payload', JSON.stringify(notification));
+}
+
+async function relay(stream: string, consumer: string, notification: (r: NotificationRecord) => Promise<void>): Promise<OutboxRelay> {
+  const started = await startOutboxRelay({
+    redis: connect(`test-outbox-${consumer}`),
+    stream,
+    consumer,
+    handle: carryOutIntents({
+      notification,
+      twinStart: () => Promise.reject(new Error('no twin starts in these tests')),
+    }),
+    logger,
+    retryBaseMs: 100,
+    retryMaxMs: 400,
+    blockMs: 100,
+  });
+  relays.push(started);
+  return started;
+}
+
+test('an intent whose handler fails the first times is retried with backoff and carried out once, then removed', async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const attempts: number[] = [];
+  const done: string[] = [];
+  const node = await relay(stream, 'node-a', async (r) => {
+    attempts.push(Date.now());
+    if (attempts.length <= 3) throw new Error('Temporal unavailable');
+    done.push(r.id);
+  });
+  const sent = record();
+  await write(redis, stream, sent);
+  await eventually(() => expect(done).toEqual([sent.id]), 10_000);
+  await eventually(async () => expect(await redis.xlen(stream)).toBe(0));
+  await eventually(() => expect(node.backlog()).toBe(0));
+  expect(attempts).toHaveLength(4);
+  // Backoff: each wait at least as long as the one before (100, 200, 400 ms, give or take a round).
+  const waits = attempts.slice(1).map((t, i) => t - (attempts[i] as number));
+  expect(waits[2] as number).toBeGreaterThanOrEqual(350);
+  expect(await redis.xpending(stream, OUTBOX_GROUP)).toEqual([0, null, null, null]);
+});
+
+test('an intent that keeps failing stays in the outbox and counts as backlog', async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  let attempts = 0;
+  const node = await relay(stream, 'node-a', async () => {
+    attempts++;
+    throw new Error('Temporal unavailable');
+  });
+  await write(redis, stream, record());
+  await eventually(() => expect(attempts).toBeGreaterThanOrEqual(4), 10_000);
+  expect(await redis.xlen(stream)).toBe(1);
+  await eventually(() => expect(node.backlog()).toBe(1));
+});
+
+test('an entry a dead node read and never acknowledged is claimed and carried out by another node', async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const done: string[] = [];
+  await redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM');
+  const sent = record();
+  await write(redis, stream, sent);
+  // The "dead" node: read the entry in the group, then never carried it out.
+  const read = await redis.xreadgroup('GROUP', OUTBOX_GROUP, 'dead-node', 'COUNT', 10, 'STREAMS', stream, '>');
+  expect(read).toHaveLength(1);
+  await relay(stream, 'node-b', async (r) => {
+    done.push(r.id);
+  });
+  await eventually(() => expect(done).toEqual([sent.id]), 10_000);
+  await eventually(async () => expect(await redis.xlen(stream)).toBe(0));
+});
+
+test('an entry that is not an intent is left pending, and the next one is still carried out', async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const done: string[] = [];
+  await relay(stream, 'node-a', async (r) => {
+    done.push(r.id);
+  });
+  await redis.xadd(stream, '*', 'type', 'notification', 'payload', '{"not":"a record"}');
+  const sent = record();
+  await write(redis, stream, sent);
+  await eventually(() => expect(done).toEqual([sent.id]), 10_000);
+  expect(await redis.xlen(stream)).toBe(1);
+});
