@@ -52,7 +52,18 @@ export function recordPinValue(deviceId: string, pin: number | string, value: Li
   if (current && current.at > value.at) return;
   pinValues.set(key, value);
   const series = pinSeries.get(key) ?? [];
+  if (inSeries(series, value)) return; // seeded from history before this latest value came back
   pinSeries.set(key, [...series.slice(-199), value]);
+}
+
+/** Whether the (time-ordered) series already holds the point at `value.at`: only its newer tail is looked at. */
+function inSeries(series: LiveValue[], value: LiveValue): boolean {
+  for (let i = series.length - 1; i >= 0; i -= 1) {
+    const point = series[i] as LiveValue;
+    if (point.at < value.at) return false;
+    if (point.at === value.at) return true;
+  }
+  return false;
 }
 
 /** Merges stored points (e.g. the last hour) under what arrived live, oldest first, keeping 200. */
