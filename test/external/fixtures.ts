@@ -1,8 +1,7 @@
-import mqtt from 'mqtt';
 import type { Plan } from '../../common/config';
 import type { Request } from '../helpers/http';
 import { ADMIN_TOKEN, type Stack } from '../helpers/stack';
-import type { TestUser } from '../helpers/fixtures';
+import { connectAsDevice, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 
 /** Fixtures of the external interfaces: plans, API keys, simple-interface tokens, online devices. */
@@ -53,12 +52,7 @@ export async function connectDevice(
   info: Record<string, string> = {},
 ): Promise<DeviceConnection> {
   const root = stack.config.MQTT_TOPIC_ROOT;
-  const client = await mqtt.connectAsync(stack.config.MQTT_URL, {
-    username: device.id,
-    password: device.token,
-    protocolVersion: 5,
-    reconnectPeriod: 0,
-  });
+  const client = await connectAsDevice(stack.config.MQTT_URL, device);
   const commands: { pin: string; value: string }[] = [];
   client.on('message', (topic, payload) => {
     const match = /\/pin\/([^/]+)\/set$/.exec(topic);

@@ -4,8 +4,7 @@
  * (which gives it a broker account) answers 503 naming mqtt within 2 s, never a 500, and /readyz
  * says mqtt is down.
  */
-import mqtt from 'mqtt';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { ownMosquitto, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { answerWithin, eventually } from '../helpers/wait';
@@ -31,12 +30,7 @@ afterAll(async () => {
 test('broker stopped: an app write to an online device answers delivered:false at once, and the command arrives after the broker is back', async () => {
   const device = await createDevice(stack.request, owner, projectId);
   const root = stack.config.MQTT_TOPIC_ROOT;
-  const client = await mqtt.connectAsync(stack.config.MQTT_URL, {
-    username: device.id,
-    password: device.token,
-    protocolVersion: 5,
-    reconnectPeriod: 200,
-  });
+  const client = await connectAsDevice(stack.config.MQTT_URL, device, { reconnectPeriod: 200 });
   try {
     const commands: string[] = [];
     client.on('message', (_topic, payload) => commands.push(payload.toString()));

@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
@@ -48,7 +48,7 @@ test('every value the broker acknowledged while a node was killed and restarted 
   const devices = await Promise.all(Array.from({ length: DEVICES }, (_, i) => createDevice(stack.request, owner, projectId, `meter-${i}`)));
   for (const d of devices) {
     clients.push(
-      await mqtt.connectAsync(stack.config.MQTT_URL, { username: d.id, password: d.token, protocolVersion: 5, reconnectPeriod: 0 }),
+      await connectAsDevice(stack.config.MQTT_URL, d),
     );
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../../common/redis';
 import { writeStatus } from '../../store/device-mirror';
+import mqtt from 'mqtt';
 import type { Request } from './http';
 
 export interface TestUser {
@@ -49,4 +50,13 @@ export async function mirrorStatus(redis: Redis, deviceId: string, status: 'onli
   const now = new Date().toISOString();
   const { written } = await writeStatus(redis, { deviceId, status, statusChangedAt: now, lastSeen: now });
   if (!written) throw new Error(`mirror status failed: device ${deviceId} is gone`);
+}
+
+/** An MQTT 5 connection as the device itself: username its id, password its `dt_` token. */
+export function connectAsDevice(
+  mqttUrl: string,
+  device: { id: string; token: string },
+  options: Pick<mqtt.IClientOptions, 'reconnectPeriod' | 'connectTimeout'> = {},
+): Promise<mqtt.MqttClient> {
+  return mqtt.connectAsync(mqttUrl, { username: device.id, password: device.token, protocolVersion: 5, reconnectPeriod: 0, ...options });
 }

@@ -4,7 +4,7 @@
  * device's data; an info message is activity; an imported past reading fires no rule.
  */
 import mqtt from 'mqtt';
-import { createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 const root = () => stack.config.MQTT_TOPIC_ROOT;
 
 async function connectAs(device: { id: string; token: string }): Promise<mqtt.MqttClient> {
-  const client = await mqtt.connectAsync(stack.config.MQTT_URL, { username: device.id, password: device.token, protocolVersion: 5, reconnectPeriod: 0 });
+  const client = await connectAsDevice(stack.config.MQTT_URL, device);
   clients.push(client);
   return client;
 }

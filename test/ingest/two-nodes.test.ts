@@ -1,6 +1,6 @@
 import mqtt from 'mqtt';
 import { startStack, type Stack } from '../helpers/stack';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectSocket, emitWithAck, nextEvent, type ClientSocket } from '../helpers/socket';
 import { eventually } from '../helpers/wait';
 
@@ -23,13 +23,7 @@ afterAll(async () => {
 });
 
 async function deviceClient(deviceId: string, password: string): Promise<mqtt.MqttClient> {
-  const client = await mqtt.connectAsync(stack.config.MQTT_URL, {
-    username: deviceId,
-    password,
-    protocolVersion: 5,
-    reconnectPeriod: 0,
-    connectTimeout: 3000,
-  });
+  const client = await connectAsDevice(stack.config.MQTT_URL, { id: deviceId, token: password }, { connectTimeout: 3000 });
   devices.push(client);
   return client;
 }

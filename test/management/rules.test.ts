@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import mqtt from 'mqtt';
 import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
-import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { addMember, connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 
@@ -216,12 +216,7 @@ describe('rule changes reach the twin', () => {
   it('an offline rule created through the API raises a device_status notification when the device goes offline', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const rule = await createRule({ deviceId: device.id, condition: 'offline', message: 'Lost contact: {value}' });
-    const client = await mqtt.connectAsync(stack.config.MQTT_URL, {
-      username: device.id,
-      password: device.token,
-      protocolVersion: 5,
-      reconnectPeriod: 0,
-    });
+    const client = await connectAsDevice(stack.config.MQTT_URL, device);
     deviceClients.push(client);
     const statusTopic = `${stack.config.MQTT_TOPIC_ROOT}/${device.id}/status`;
     const status = async () => (await stack.request('GET', `/api/v1/devices/${device.id}/status`, { token: owner.token })).body.data.status;

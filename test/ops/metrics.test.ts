@@ -1,5 +1,4 @@
-import mqtt from 'mqtt';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
@@ -62,12 +61,7 @@ describe('GET /metrics on the metrics port', () => {
     const device = await createDevice(stack.request, owner, projectId);
     const stored = 'dds_ingest_values_total{door="mqtt",outcome="stored"}';
     const before = (await stack.metrics())[stored] ?? 0;
-    const client = await mqtt.connectAsync(stack.config.MQTT_URL, {
-      username: device.id,
-      password: device.token,
-      protocolVersion: 5,
-      reconnectPeriod: 0,
-    });
+    const client = await connectAsDevice(stack.config.MQTT_URL, device);
     try {
       await client.publishAsync(`${stack.config.MQTT_TOPIC_ROOT}/${device.id}/pin/V1`, '21.5', { qos: 1 });
       await eventually(async () => expect((await stack.metrics())[stored]).toBe(before + 1));
