@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import type { NotificationChannel, NotificationRule, Project, RuleCondition } from '../api/types';
-import { Card, ErrorLine, useAction, useLoad } from '../ui/common';
+import { Card, DeviceSelect, ErrorLine, useAction, useLoad } from '../ui/common';
 
 /** Every condition of DESIGN §8 and the fields it needs. */
 const CONDITIONS: Array<{ value: RuleCondition; label: string; pin: 'required' | 'optional' | 'none'; threshold: boolean; duration: boolean }> = [
@@ -155,16 +155,7 @@ export function RulesView({ project }: { project: Project }) {
       {draft && (
         <Card title={draft.id ? 'Edit rule' : 'New rule'}>
           <form className="form" onSubmit={save}>
-            <label>
-              Device
-              <select value={draft.deviceId} onChange={(e) => setDraft({ ...draft, deviceId: e.target.value })}>
-                {devices.data?.devices.map((d) => (
-                  <option key={d.id} value={d.id}>
-                    {d.name}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <DeviceSelect devices={devices.data?.devices ?? []} value={draft.deviceId} onChange={(deviceId) => setDraft({ ...draft, deviceId })} />
             <label>
               Condition
               <select aria-label="Condition" value={draft.condition} onChange={(e) => setDraft({ ...draft, condition: e.target.value as RuleCondition })}>

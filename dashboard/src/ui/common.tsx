@@ -103,3 +103,31 @@ export function timeAgo(iso: string | null | undefined): string {
   if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
   return new Date(iso).toLocaleString();
 }
+
+/** A labelled picker of the project's devices (rules and widgets are bound to one). */
+export function DeviceSelect({
+  devices,
+  value,
+  onChange,
+  ariaLabel,
+  disabled,
+}: {
+  devices: Array<{ id: string; name: string }>;
+  value: string;
+  onChange: (deviceId: string) => void;
+  ariaLabel?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <label>
+      Device
+      <select aria-label={ariaLabel} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+        {devices.map((d) => (
+          <option key={d.id} value={d.id}>
+            {d.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { DATA_TYPES, type ConfigKey } from '../../../common/widget-config';
 import type { Device, JsonValue, Widget, WidgetConfig } from '../api/types';
+import { DeviceSelect } from '../ui/common';
 import { keysOf, title, WIDGET_TYPES, type WidgetType } from './catalog';
 
 export interface WidgetDraft {
@@ -86,16 +87,7 @@ export function WidgetForm(props: { devices: Device[]; editing: Widget | null; o
           ))}
         </select>
       </label>
-      <label>
-        Device
-        <select aria-label="Widget device" value={deviceId} disabled={!!editing} onChange={(e) => setDeviceId(e.target.value)}>
-          {devices.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <DeviceSelect devices={devices} value={deviceId} onChange={setDeviceId} ariaLabel="Widget device" disabled={!!editing} />
       <label>
         Pin (V0–V255)
         <input aria-label="Widget pin" type="number" min={0} max={255} required disabled={!!editing} value={pin} onChange={(e) => setPin(e.target.value)} />
