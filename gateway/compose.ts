@@ -16,6 +16,7 @@ import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
+import { carryOutNow } from './outbox/carry-out-now';
 import { startOutboxRelay } from './outbox/relay';
 import { createTwinClient } from './twin-client';
 
@@ -62,13 +63,8 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
-  const relay = await startOutboxRelay({
-    redis: outboxRedis,
-    stream: outbox,
-    consumer: config.NODE_ID,
-    handle: carryOutIntents({ notification: notify, twinStart: twins.start }),
-    logger,
-  });
+  const carryOut = carryOutIntents({ notification: notify, twins, broker });
+  const relay = await startOutboxRelay({ redis: outboxRedis, stream: outbox, consumer: config.NODE_ID, handle: carryOut, logger });
   metrics.outbox.backlog(relay.backlog);
   const ingest = createIngest({
     redis,
@@ -103,6 +99,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     ingest,
     broker,
     notify,
+    carryOutNow: carryOutNow({ redis, stream: outbox, handle: carryOut, logger }),
     metrics,
     pub: redis,
     sub,

@@ -3,6 +3,7 @@ import type { NotificationRecord } from '../common/contracts';
 import type { Logger } from '../common/logger';
 import type { Stores } from '../store';
 import type { Ingest } from './ingest/ingest';
+import type { CarryOutNow } from './outbox/carry-out-now';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
 import type { TwinClient } from './twin-client';
@@ -19,4 +20,6 @@ export interface RouteDeps {
   revocations: SocketRevocations;
   /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
   notify: (record: NotificationRecord) => Promise<void>;
+  /** Carries out the outbox intents a store step just wrote (what fails stays for the relay). */
+  carryOutNow: CarryOutNow;
 }

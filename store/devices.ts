@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DeviceStatus, PinLock } from '../common/contracts';
+import type { WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { outboxFields } from './outbox';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
 import { deleteDeviceScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
+import { outboxFields } from './outbox';
 import { swapCredential } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
 
@@ -110,7 +111,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         })
         .set(keys.deviceByToken(tokenHash), device.id)
         .zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id)
-        .xadd(outbox, '*', ...outboxFields('twin-start', { deviceId: device.id, projectId }))
+        .xadd(outbox, '*', ...outboxFields({ type: 'twin-start', payload: { deviceId: device.id, projectId } }))
         .exec();
       return { device: { ...device, state: toDeviceState({}) }, token };
     },
@@ -176,8 +177,9 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       });
     },
 
-    async delete(deviceId: string): Promise<boolean> {
-      return deleteDeviceScript(redis, deviceId);
+    /** Deletes the device and writes its device-retire intent in the same step; null when it did not exist. */
+    async delete(deviceId: string): Promise<WrittenIntent | null> {
+      return deleteDeviceScript(redis, outbox, deviceId);
     },
 
     /** The readable `iot_` token of the simple interface, or null when it was never created. */

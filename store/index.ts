@@ -17,15 +17,16 @@ import { createWidgetStore } from './widgets';
 
 /** Every repository over one Redis connection. */
 export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE'>, credentialKey: string) {
+  const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   return {
     users: createUserStore(redis),
     sessions: createSessionStore(redis, config.ACCESS_TOKEN_TTL_S),
     apiKeys: createApiKeyStore(redis),
-    projects: createProjectStore(redis),
+    projects: createProjectStore(redis, outbox),
     members: createMemberStore(redis),
-    devices: createDeviceStore(redis, credentialKey, keys.outbox(config.TEMPORAL_TASK_QUEUE)),
-    widgets: createWidgetStore(redis),
-    rules: createRuleStore(redis),
+    devices: createDeviceStore(redis, credentialKey, outbox),
+    widgets: createWidgetStore(redis, outbox),
+    rules: createRuleStore(redis, outbox),
     notifications: createNotificationQueries(redis),
     pinSeries: createPinSeriesStore(redis),
     pins: createPinStore(redis),

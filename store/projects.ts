@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { isRole, type Role } from '../common/roles';
@@ -22,7 +23,8 @@ function toProject(h: Record<string, string>): Project | null {
   return { id: h.id, name: h.name, description: h.description ?? '', createdAt: h.createdAt };
 }
 
-export function createProjectStore(redis: Redis) {
+/** `outbox`: the outbox stream (keys.outbox) a project delete writes its devices' retire intents to. */
+export function createProjectStore(redis: Redis, outbox: string) {
   return {
     async create(ownerId: string, name: string, description: string): Promise<ProjectView> {
       const project: Project = { id: randomUUID(), name, description, createdAt: new Date().toISOString() };
@@ -75,9 +77,9 @@ export function createProjectStore(redis: Redis) {
       await hsetIfExists(redis, keys.project(projectId), Object.fromEntries(fields));
     },
 
-    /** Deletes the project and everything in it in one atomic step; returns the ids of its devices. */
-    async delete(projectId: string): Promise<string[]> {
-      return deleteProjectScript(redis, projectId);
+    /** Deletes the project and everything in it in one atomic step; returns its devices' device-retire intents. */
+    async delete(projectId: string): Promise<WrittenIntent[]> {
+      return deleteProjectScript(redis, outbox, projectId);
     },
 
     /** The ids of the project's devices, oldest first. */

@@ -1,13 +1,15 @@
 import type { NotificationRule } from '../common/contracts';
+import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { publishRulesChanged } from './rules-changed';
 import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
 import { luaScript } from './lua/load';
+import { writtenIntent } from './outbox';
 import { attemptOf, replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
 
-/** Compare-and-set that may move the rule between devices: 1 written, 0 changed, -1 gone, -2 refused. */
-const UPDATE = luaScript('update-rule-5');
+/** Compare-and-set that may move the rule between devices: the intent's entry id when written, 0 changed, -1 gone, -2 refused. */
+const UPDATE = luaScript('update-rule-6');
 
 /** Fields that decide when a rule fires: a change to any of them starts its edge state afresh. */
 const TRIGGER_FIELDS = ['deviceId', 'pin', 'condition', 'threshold', 'enabled'] as const;
@@ -20,8 +22,9 @@ function parse(json: string): NotificationRule {
  * Notification rules (DESIGN §8). Every change is announced to every gateway node's threshold
  * rule cache (for the old and the new device) before the call returns.
  */
-function boundKeys(rule: NotificationRule) {
+function boundKeys(rule: NotificationRule, outbox: string) {
   return {
+    outbox,
     device: keys.device(rule.deviceId),
     record: keys.rule(rule.id),
     projectIndex: keys.projectRules(rule.projectId),
@@ -56,15 +59,28 @@ export async function readDeviceRules(
   });
 }
 
-export function createRuleStore(redis: Redis) {
+/** Tells the twins of these devices that their rules changed (carried out by the outbox relay). */
+function rulesChanged(projectId: string, deviceIds: string[]): OutboxIntent {
+  return { type: 'rules-changed', payload: { projectId, deviceIds: [...new Set(deviceIds)] } };
+}
+
+/** A rule change: null when refused (device gone or elsewhere, rule gone); else the twins' rules-changed intent it wrote. */
+export type RuleChange = WrittenIntent | null;
+
+/**
+ * `outbox`: the outbox stream (keys.outbox). Every change writes a rules-changed intent for the
+ * affected twins in the same step as the change, so a Temporal outage delays telling them and loses nothing.
+ */
+export function createRuleStore(redis: Redis, outbox: string) {
   const announce = (deviceIds: string[]) => Promise.all([...new Set(deviceIds)].map((id) => publishRulesChanged(redis, id)));
 
   return {
-    /** Stores a new rule; false when its device is gone or not in its project. */
-    async create(rule: NotificationRule): Promise<boolean> {
-      if (!(await createBoundRecord(redis, boundKeys(rule), rule))) return false;
+    /** Stores a new rule; null when its device is gone or not in its project. */
+    async create(rule: NotificationRule): Promise<RuleChange> {
+      const { done, written } = await createBoundRecord(redis, boundKeys(rule, outbox), rule, rulesChanged(rule.projectId, [rule.deviceId]));
+      if (!done) return null;
       await announce([rule.deviceId]);
-      return true;
+      return written;
     },
 
     async get(ruleId: string): Promise<NotificationRule | null> {
@@ -87,9 +103,14 @@ export function createRuleStore(redis: Redis) {
      * replaceIfUnchanged), moving it between devices when its deviceId changes; `refused` when
      * the new device is not (or no longer) in the rule's project.
      */
-    async update(ruleId: string, change: (current: NotificationRule) => Promise<NotificationRule>): Promise<Replacement<NotificationRule>> {
+    async update(
+      ruleId: string,
+      change: (current: NotificationRule) => Promise<NotificationRule>,
+    ): Promise<Replacement<NotificationRule> & { written?: WrittenIntent | null }> {
+      let written: WrittenIntent | null = null;
       const replaced = await replaceIfUnchanged(redis, keys.rule(ruleId), parse, change, async (expected, before, after) => {
         const reset = TRIGGER_FIELDS.some((field) => before[field] !== after[field]);
+        const intent = rulesChanged(after.projectId, [before.deviceId, after.deviceId]);
         const reply = await UPDATE(
           redis,
           [
@@ -98,19 +119,27 @@ export function createRuleStore(redis: Redis) {
             keys.deviceRuleState(before.deviceId),
             keys.device(after.deviceId),
             keys.deviceRules(after.deviceId),
+            outbox,
           ],
-          [expected, JSON.stringify(after), ruleId, after.projectId, reset ? '1' : '0'],
+          [expected, JSON.stringify(after), ruleId, after.projectId, reset ? '1' : '0', JSON.stringify(intent.payload)],
         );
-        return attemptOf(reply);
+        written = writtenIntent(reply, intent);
+        return written === null ? attemptOf(reply) : 'written';
       });
-      if (replaced.kind === 'replaced') await announce([replaced.before.deviceId, replaced.after.deviceId]);
-      return replaced;
+      if (replaced.kind !== 'replaced') return replaced;
+      await announce([replaced.before.deviceId, replaced.after.deviceId]);
+      return { ...replaced, written };
     },
 
-    async delete(rule: NotificationRule): Promise<boolean> {
-      if (!(await deleteBoundRecord(redis, boundKeys(rule), rule.id, [keys.deviceRuleState(rule.deviceId)]))) return false;
+    /** Deletes the rule; null when it was already gone. */
+    async delete(rule: NotificationRule): Promise<RuleChange> {
+      const { done, written } = await deleteBoundRecord(redis, boundKeys(rule, outbox), rule.id, {
+        alsoFrom: [keys.deviceRuleState(rule.deviceId)],
+        intent: rulesChanged(rule.projectId, [rule.deviceId]),
+      });
+      if (!done) return null;
       await announce([rule.deviceId]);
-      return true;
+      return written;
     },
   };
 }

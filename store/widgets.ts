@@ -64,8 +64,9 @@ function parse(json: string): Widget {
   return JSON.parse(json) as Widget;
 }
 
-function boundKeys(widget: Widget) {
+function boundKeys(widget: Widget, outbox: string) {
   return {
+    outbox,
     device: keys.device(widget.deviceId),
     record: keys.widget(widget.id),
     projectIndex: keys.projectWidgets(widget.projectId),
@@ -73,11 +74,12 @@ function boundKeys(widget: Widget) {
   };
 }
 
-export function createWidgetStore(redis: Redis) {
+/** `outbox`: the outbox stream (keys.outbox); widget changes write no intent to it. */
+export function createWidgetStore(redis: Redis, outbox: string) {
   return {
     /** Stores a new widget; false when its device is gone or not in its project. */
     async create(widget: Widget): Promise<boolean> {
-      return createBoundRecord(redis, boundKeys(widget), widget);
+      return (await createBoundRecord(redis, boundKeys(widget, outbox), widget)).done;
     },
 
     async get(widgetId: string): Promise<Widget | null> {
@@ -104,7 +106,7 @@ export function createWidgetStore(redis: Redis) {
     },
 
     async delete(widget: Widget): Promise<boolean> {
-      return deleteBoundRecord(redis, boundKeys(widget), widget.id);
+      return (await deleteBoundRecord(redis, boundKeys(widget, outbox), widget.id)).done;
     },
   };
 }

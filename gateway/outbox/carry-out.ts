@@ -1,22 +1,45 @@
 import type { NotificationRecord } from '../../common/contracts';
-import type { IntentHandler } from './relay';
+import { AppError } from '../../common/errors';
+import type { BrokerCredentials } from '../mqtt/broker-credentials';
+import type { TwinClient } from '../twin-client';
+import type { IntentHandler } from './carry-out-now';
 
 export interface IntentHandlers {
   /** Hands a notification to Temporal; a repeat of the same record must be one delivery. */
   notification: (record: NotificationRecord) => Promise<void>;
-  /** Starts a new device's twin; starting a running twin again is a no-op (USE_EXISTING). */
-  twinStart: (deviceId: string, projectId: string) => Promise<void>;
+  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end'>;
+  broker: Pick<BrokerCredentials, 'remove'>;
 }
 
-/** The relay's handler: each intent type to its own handler. */
-export function carryOutIntents(handlers: IntentHandlers): IntentHandler {
+/** A twin that answers DEVICE_NOT_FOUND is ending (its device is gone): there is nothing left to tell it. */
+function unlessEnding(err: unknown): void {
+  if (!(err instanceof AppError && err.code === 'DEVICE_NOT_FOUND')) throw err;
+}
+
+/**
+ * The handler of every outbox intent (the relay's and a request's own attempt alike). Each is
+ * idempotent, since an intent may be carried out more than once:
+ * - twin-start: starting a running twin is a no-op (USE_EXISTING);
+ * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
+ * - device-retire: the twin ends (a missing one is fine) and the broker account and role go (a
+ *   missing one is fine); both must succeed, or the intent is retried.
+ */
+export function carryOutIntents({ notification, twins, broker }: IntentHandlers): IntentHandler {
   return async (intent) => {
     switch (intent.type) {
       case 'notification':
-        await handlers.notification(intent.payload);
+        await notification(intent.payload);
         return;
       case 'twin-start':
-        await handlers.twinStart(intent.payload.deviceId, intent.payload.projectId);
+        await twins.start(intent.payload.deviceId, intent.payload.projectId);
+        return;
+      case 'rules-changed': {
+        const { projectId, deviceIds } = intent.payload;
+        await Promise.all(deviceIds.map((deviceId) => twins.rulesChanged(deviceId, projectId).then(() => undefined, unlessEnding)));
+        return;
+      }
+      case 'device-retire':
+        await Promise.all([twins.end(intent.payload.deviceId), broker.remove(intent.payload.deviceId)]);
         return;
     }
   };

@@ -1,9 +1,7 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { OUTBOX_GROUP, type OutboxIntent, parseIntent } from './intents';
-
-/** Carries out one intent; throws to have it retried later. Must be idempotent: delivery is at least once. */
-export type IntentHandler = (intent: OutboxIntent) => Promise<void>;
+import { OUTBOX_GROUP, parseIntent } from '../../common/outbox-intents';
+import { carryOutWithin, type IntentHandler, settleEntry } from './carry-out-now';
 
 export interface OutboxRelayOptions {
   /** A connection of the relay's own: XREADGROUP blocks it. */
@@ -69,21 +67,13 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       logger.error({ stream, id }, 'outbox entry not understood; left pending');
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        handle(intent),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`not carried out within ${handleTimeoutMs} ms`)), handleTimeoutMs);
-        }),
-      ]);
+      await carryOutWithin(handle, intent, handleTimeoutMs);
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), id, type: intent.type }, 'outbox intent failed; will retry');
       return;
-    } finally {
-      clearTimeout(timer);
     }
-    await redis.multi().xack(stream, OUTBOX_GROUP, id).xdel(stream, id).exec();
+    await settleEntry(redis, stream, id);
   }
 
   async function readNew(): Promise<void> {

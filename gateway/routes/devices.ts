@@ -6,7 +6,6 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access';
-import { retireDevices } from '../retire-devices';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -46,7 +45,7 @@ function deviceView(d: DeviceWithState, token: string) {
 }
 
 /** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
-export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Router {
+export function deviceRoutes({ stores, twins, broker, logger, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {
@@ -105,8 +104,7 @@ export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Rout
 
   router.delete('/devices/:deviceId', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    await stores.devices.delete(device.id);
-    await retireDevices({ twins, broker, logger }, [device.id]);
+    await carryOutNow(await stores.devices.delete(device.id));
     sendNoContent(res);
   });
 

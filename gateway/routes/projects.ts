@@ -4,7 +4,6 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
-import { retireDevices } from '../retire-devices';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -44,7 +43,7 @@ export function projectRoutes(deps: RouteDeps): Router {
 
   router.delete('/projects/:projectId', async (req, res) => {
     const { project } = await projectAccess(stores, userIdOf(res), req.params.projectId, 'owner');
-    await retireDevices(deps, await stores.projects.delete(project.id));
+    await deps.carryOutNow(await stores.projects.delete(project.id));
     sendNoContent(res);
   });
 

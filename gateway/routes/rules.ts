@@ -22,10 +22,11 @@ function definitionOf(rule: NotificationRule): RuleDefinition {
 
 /**
  * Notification rules (DESIGN §8): viewers read; editors create, change and delete. The store
- * announces every change to the gateways' threshold rule caches; the routes then have the twin of
- * each affected device reload its no_data / offline / online rules.
+ * announces every change to the gateways' threshold rule caches and writes, in the same step, an
+ * outbox intent for the twin of each affected device to reload its no_data / offline / online
+ * rules; the route carries it out before answering, and the relay does when Temporal is down.
  */
-export function ruleRoutes({ stores, twins, logger }: RouteDeps): Router {
+export function ruleRoutes({ stores, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   async function ruleFor(res: Response, ruleId: string, needed: Role): Promise<NotificationRule> {
@@ -33,17 +34,6 @@ export function ruleRoutes({ stores, twins, logger }: RouteDeps): Router {
     if (!rule) throw new AppError('RULE_NOT_FOUND');
     await projectRecordAccess(stores, userIdOf(res), rule.projectId, needed, 'RULE_NOT_FOUND');
     return rule;
-  }
-
-  /** A twin that cannot be told now picks the change up when it next loads its rules. */
-  async function tellTwins(projectId: string, deviceIds: string[]): Promise<void> {
-    await Promise.all(
-      [...new Set(deviceIds)].map((deviceId) =>
-        twins
-          .rulesChanged(deviceId, projectId)
-          .catch((err: unknown) => logger.warn({ err, deviceId }, 'twin not told its rules changed')),
-      ),
-    );
   }
 
   router.get('/notifications/rules', async (req, res) => {
@@ -57,8 +47,9 @@ export function ruleRoutes({ stores, twins, logger }: RouteDeps): Router {
     const definition = parseInput(ruleDefinition, fields, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), projectId, 'editor');
     const rule: NotificationRule = { id: randomUUID(), projectId: project.id, ...definition, createdAt: new Date().toISOString() };
-    if (!(await stores.rules.create(rule))) throw deviceNotInProject();
-    await tellTwins(rule.projectId, [rule.deviceId]);
+    const created = await stores.rules.create(rule);
+    if (created === null) throw deviceNotInProject();
+    await carryOutNow(created);
     sendData(res, rule, 201);
   });
 
@@ -72,14 +63,15 @@ export function ruleRoutes({ stores, twins, logger }: RouteDeps): Router {
     }));
     if (result.kind === 'gone') throw new AppError('RULE_NOT_FOUND');
     if (result.kind === 'refused') throw deviceNotInProject();
-    await tellTwins(result.after.projectId, [result.before.deviceId, result.after.deviceId]);
+    await carryOutNow(result.written ?? null);
     sendData(res, result.after);
   });
 
   router.delete('/notifications/rules/:ruleId', async (req, res) => {
     const rule = await ruleFor(res, req.params.ruleId, 'editor');
-    if (!(await stores.rules.delete(rule))) throw new AppError('RULE_NOT_FOUND');
-    await tellTwins(rule.projectId, [rule.deviceId]);
+    const deleted = await stores.rules.delete(rule);
+    if (deleted === null) throw new AppError('RULE_NOT_FOUND');
+    await carryOutNow(deleted);
     sendNoContent(res);
   });
 

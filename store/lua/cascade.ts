@@ -1,3 +1,4 @@
+import type { WrittenIntent } from '../../common/outbox-intents';
 import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { luaScript } from './load';
@@ -41,12 +42,26 @@ const templates = JSON.stringify({
 const CASCADE_DEVICE = luaScript('cascade-device-n');
 const CASCADE_PROJECT = luaScript('cascade-project-n');
 
-/** Deletes a device with its credentials, pin data, history, rules and widgets; false when it did not exist. */
-export async function deleteDeviceScript(redis: Redis, deviceId: string): Promise<boolean> {
-  return (await CASCADE_DEVICE(redis, [keys.device(deviceId)], [templates, deviceId])) === 1;
+function retireIntent(deviceId: string, entryId: string): WrittenIntent {
+  return { entryId, intent: { type: 'device-retire', payload: { deviceId } } };
 }
 
-/** Deletes a project with its members' links, devices, rules, widgets and notifications; returns the deleted device ids. */
-export async function deleteProjectScript(redis: Redis, projectId: string): Promise<string[]> {
-  return (await CASCADE_PROJECT(redis, [keys.project(projectId)], [templates, projectId])) as string[];
+/**
+ * Deletes a device with its credentials, pin data, history, rules and widgets, writing its
+ * device-retire intent to `outbox` in the same step; null when it did not exist.
+ */
+export async function deleteDeviceScript(redis: Redis, outbox: string, deviceId: string): Promise<WrittenIntent | null> {
+  const reply = await CASCADE_DEVICE(redis, [keys.device(deviceId), outbox], [templates, deviceId]);
+  return typeof reply === 'string' ? retireIntent(deviceId, reply) : null;
+}
+
+/**
+ * Deletes a project with its members' links, devices, rules, widgets and notifications; returns
+ * the device-retire intent each of its devices wrote to `outbox` in the same step.
+ */
+export async function deleteProjectScript(redis: Redis, outbox: string, projectId: string): Promise<WrittenIntent[]> {
+  const reply = (await CASCADE_PROJECT(redis, [keys.project(projectId), outbox], [templates, projectId])) as string[];
+  const retired: WrittenIntent[] = [];
+  for (let i = 0; i + 1 < reply.length; i += 2) retired.push(retireIntent(reply[i] as string, reply[i + 1] as string));
+  return retired;
 }

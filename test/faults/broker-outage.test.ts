@@ -2,7 +2,8 @@
  * The broker stopped under a gateway of its own: an app's write to an online device answers
  * delivered:false within 2 s and reaches the device after the broker is back; creating a device
  * (which gives it a broker account) answers 503 naming mqtt within 2 s, never a 500, and /readyz
- * says mqtt is down.
+ * says mqtt is down; a project deleted meanwhile answers at once, and its devices' accounts are
+ * removed (by the outbox relay) once the broker is back.
  */
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { ownMosquitto, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
@@ -80,4 +81,26 @@ test('broker stopped: device create answers 503 (mqtt) within 2 s and /readyz sa
   );
   expect(created.status).toBe(503);
   expect(created.body.error.details).toEqual([{ field: 'dependency', problem: 'mqtt' }]);
+  await broker.restart();
+  await eventually(async () => expect((await stack.request('GET', '/readyz')).status).toBe(200), 10_000);
 }, 30_000);
+
+test('broker stopped: a project deleted meanwhile answers 204 within 2 s, and its devices can no longer log in once the broker is back', async () => {
+  const doomed = (await createProject(stack.request, owner)).id;
+  const device = await createDevice(stack.request, owner, doomed);
+  await (await connectAsDevice(stack.config.MQTT_URL, device)).endAsync();
+
+  await broker.stop();
+  const deleted = await answerWithin(
+    2000,
+    'DELETE /api/v1/projects (broker down)',
+    stack.request('DELETE', `/api/v1/projects/${doomed}`, { token: owner.token }),
+  );
+  expect(deleted.status).toBe(204);
+  await broker.restart();
+  // The relay removes the account once the broker answers again: the device's login is refused.
+  await eventually(async () => {
+    await expect(connectAsDevice(stack.config.MQTT_URL, device, { connectTimeout: 2000 })).rejects.toThrow(/Not authorized/i);
+  }, 30_000, 500);
+  await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
+}, 60_000);

@@ -1,12 +1,16 @@
 /**
  * Temporal stopped and started again (a private Temporal of this file: the shared one serves the
- * other test files): a device created and a threshold crossed while it is down answer as usual,
- * and once Temporal is back the device's twin exists and the notification arrives, both carried
- * by the outbox relay.
+ * other test files): a device created, a threshold crossed, a rule changed and a device deleted
+ * while it is down answer as usual, and once Temporal is back the device's twin exists, the
+ * notification arrives, the twin watches the new rule and the deleted device's twin has ended,
+ * all carried by the outbox relay.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { twinWorkflowId } from '../../common/contracts';
+import { createTwinClient } from '../../gateway/twin-client';
 import { startTemporal, type TemporalServer } from '../../scripts/dev-servers/temporal';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
@@ -26,6 +30,7 @@ let port: number;
 let stack: Stack;
 let owner: TestUser;
 let projectId: string;
+let connection: Connection | undefined;
 
 async function startPrivateTemporal(): Promise<TemporalServer> {
   return startTemporal({ dir, projectRoot: process.cwd(), dbFile: join(dir, 'temporal.db'), port });
@@ -41,6 +46,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await connection?.close();
   await stack?.stop();
   await temporal?.stop();
   await rm(dir, { recursive: true, force: true });
@@ -85,5 +91,46 @@ test('a device created and a threshold crossed while Temporal is down get their 
   await eventually(async () => expect((await thresholdNotifications(device.id)).map((n) => n.message)).toEqual(['hot 90']), 90_000, 500);
   // The new device's twin started: it mirrored the device as offline.
   await eventually(async () => expect(await stack.redis.hget(`device:${newDevice}:state`, 'status')).toBe('offline'), 30_000, 500);
+  await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
+}, 180_000);
+
+/** The twins as Temporal has them, through a client of the test's own (made once Temporal is up). */
+async function twinsOf(): Promise<{ client: Client; twins: ReturnType<typeof createTwinClient> }> {
+  connection ??= await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE });
+  const twins = createTwinClient({ client, taskQueue: stack.config.TEMPORAL_TASK_QUEUE, heartbeatTimeoutS: stack.config.DEVICE_HEARTBEAT_TIMEOUT_S });
+  return { client, twins };
+}
+
+test('a rule created and a device deleted while Temporal is down reach their twins once it is back', async () => {
+  const watched = await createDevice(stack.request, owner, projectId);
+  const deleted = await createDevice(stack.request, owner, projectId);
+  // Both twins run (started by the relay): each mirrored its device as offline.
+  for (const id of [watched.id, deleted.id]) {
+    await eventually(async () => expect(await stack.redis.hget(`device:${id}:state`, 'status')).toBe('offline'), 30_000, 200);
+  }
+
+  await temporal.stop();
+  const rule = await stack.request('POST', '/api/v1/notifications/rules', {
+    token: owner.token,
+    body: { projectId, deviceId: watched.id, pin: null, condition: 'offline', message: 'gone', channels: ['inApp'] },
+  });
+  expect(rule.status).toBe(201);
+  expect((await stack.request('DELETE', `/api/v1/devices/${deleted.id}`, { token: owner.token })).status).toBe(204);
+  await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(2));
+
+  await sleep(OUTAGE_MS);
+  temporal = await startPrivateTemporal();
+  const { client, twins } = await twinsOf();
+  await eventually(
+    async () => expect((await twins.state(watched.id))?.rules.map((r) => r.id)).toEqual([rule.body.data.id]),
+    90_000,
+    500,
+  );
+  await eventually(
+    async () => expect((await client.workflow.getHandle(twinWorkflowId(deleted.id)).describe()).status.name).toBe('COMPLETED'),
+    30_000,
+    500,
+  );
   await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
 }, 180_000);

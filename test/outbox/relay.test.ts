@@ -4,7 +4,7 @@ import { createLogger } from '../../common/logger';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { carryOutIntents } from '../../gateway/outbox/carry-out';
-import { OUTBOX_GROUP } from '../../gateway/outbox/intents';
+import { OUTBOX_GROUP } from '../../common/outbox-intents';
 import { startOutboxRelay, type OutboxRelay } from '../../gateway/outbox/relay';
 import { testConfig } from '../harness/config';
 import { eventually } from '../helpers/wait';
@@ -45,15 +45,16 @@ async function write(redis: Redis, stream: string, notification: NotificationRec
   await redis.xadd(stream, '*', 'type', 'notification', 'payload', JSON.stringify(notification));
 }
 
+const none = () => Promise.reject(new Error('these tests carry out notifications only'));
+const noTwins = { start: none, rulesChanged: none, end: none };
+const noBroker = { remove: none };
+
 async function relay(stream: string, consumer: string, notification: (r: NotificationRecord) => Promise<void>): Promise<OutboxRelay> {
   const started = await startOutboxRelay({
     redis: connect(`test-outbox-${consumer}`),
     stream,
     consumer,
-    handle: carryOutIntents({
-      notification,
-      twinStart: () => Promise.reject(new Error('no twin starts in these tests')),
-    }),
+    handle: carryOutIntents({ notification, twins: noTwins, broker: noBroker }),
     logger,
     retryBaseMs: 100,
     retryMaxMs: 400,

@@ -127,7 +127,7 @@ export async function createDevice(redis: Redis): Promise<{ deviceId: string; pr
   return { deviceId: device.id, projectId };
 }
 
-/** A rule created by the rule store, as the management API creates it (the twin is told by the caller). */
+/** A rule created by the rule store, as the management API creates it (the twin is told by the caller; its intent is dropped). */
 export async function addRule(
   redis: Redis,
   device: { deviceId: string; projectId: string },
@@ -146,7 +146,9 @@ export async function addRule(
     createdAt: new Date().toISOString(),
     ...rule,
   };
-  if (!(await createRuleStore(redis).create(full))) throw new Error('the rule store refused the rule');
+  const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
+  if (!(await createRuleStore(redis, outbox).create(full))) throw new Error('the rule store refused the rule');
+  await redis.del(outbox);
   return full;
 }
 

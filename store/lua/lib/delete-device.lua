@@ -1,13 +1,15 @@
--- deleteDevice(deviceId): deletes a device with its credentials' lookup keys, pin data, history,
--- rules and widgets; 0 when it did not exist, 1 when deleted. Every key is derived from the key
--- scheme templates in ARGV[1] (built from common/redis-keys.ts: {id}, {pin}, {hash} stand for the parts).
+-- deleteDevice(deviceId, outbox): deletes a device with its credentials' lookup keys, pin data,
+-- history, rules and widgets, and writes its device-retire intent (its twin ends, its broker
+-- account goes) to the outbox stream in the same step; 0 when it did not exist, else the intent's
+-- entry id. Every key is derived from the key scheme templates in ARGV[1] (built from
+-- common/redis-keys.ts: {id}, {pin}, {hash} stand for the parts).
 local T = cjson.decode(ARGV[1])
 local function key(template, id, pin)
   local k = string.gsub(template, '{id}', id)
   if pin then k = string.gsub(k, '{pin}', pin) end
   return k
 end
-local function deleteDevice(deviceId)
+local function deleteDevice(deviceId, outbox)
   local dkey = key(T.device, deviceId)
   local projectId = redis.call('HGET', dkey, 'projectId')
   if not projectId then return 0 end
@@ -32,5 +34,5 @@ local function deleteDevice(deviceId)
   for _, template in ipairs(T.deviceOwned) do redis.call('DEL', key(template, deviceId)) end
   redis.call('DEL', dkey)
   redis.call('ZREM', key(T.projectDevices, projectId), deviceId)
-  return 1
+  return redis.call('XADD', outbox, '*', 'type', 'device-retire', 'payload', cjson.encode({deviceId = deviceId}))
 end

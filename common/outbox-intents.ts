@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NotificationRecord } from '../../common/contracts';
+import type { NotificationRecord } from './contracts';
 
 /** The consumer group every gateway node's relay reads the outbox in. */
 export const OUTBOX_GROUP = 'relay';
@@ -25,9 +25,20 @@ const notificationRecord = z.object({
 const intentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('notification'), payload: notificationRecord }),
   z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),
+  z.object({
+    type: z.literal('rules-changed'),
+    payload: z.object({ projectId: z.string().min(1), deviceIds: z.array(z.string().min(1)).min(1) }),
+  }),
+  z.object({ type: z.literal('device-retire'), payload: z.object({ deviceId: z.string().min(1) }) }),
 ]);
 
 export type OutboxIntent = z.infer<typeof intentSchema>;
+
+/** An intent a store step wrote, with its stream entry id, so the caller may carry it out at once (gateway/outbox/outbox.ts). */
+export interface WrittenIntent {
+  entryId: string;
+  intent: OutboxIntent;
+}
 
 /** The intent a stream entry's fields (`[name, value, ...]`) hold, or null when they hold none this code knows. */
 export function parseIntent(fields: string[]): OutboxIntent | null {
