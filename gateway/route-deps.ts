@@ -5,6 +5,7 @@ import type { Stores } from '../store';
 import type { Ingest } from './ingest/ingest';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
+import type { Settler } from './settle';
 import type { TwinClient } from './twin-client';
 
 /** What every router is built from. */
@@ -19,4 +20,6 @@ export interface RouteDeps {
   revocations: SocketRevocations;
   /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
   notify: (record: NotificationRecord) => Promise<void>;
+  /** Finishes in the background what a failed dependency left a request unable to finish. */
+  settler: Settler;
 }
