@@ -44,7 +44,8 @@ export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
   /**
    * Undoes a lock that may have been taken for a widget that was then not written: the lock must
    * not outlive it. Retried in the background until the twin answers (a lock Update that timed out
-   * may still be applied when Temporal catches up; the release, sent after it, is applied after it).
+   * may still be applied when Temporal catches up; the twin runs Updates one at a time in the
+   * order it accepted them, so a release it accepted later is applied after it).
    * Releasing by widget id is idempotent and never touches another holder's lock; a twin that
    * refuses the release (an ending twin) holds no lock to release.
    */
