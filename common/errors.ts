@@ -75,9 +75,14 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-/** The AppError a client sees for an unavailable dependency: every 503 naming one is built here. */
-export function serviceUnavailable(dependency: Dependency, message = `${ERRORS.SERVICE_UNAVAILABLE.message} (${dependency})`): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', message, [
-    { field: 'dependency', problem: dependency },
-  ]);
+/**
+ * The AppError a client sees for an unavailable dependency: every 503 naming one is built here.
+ * `more` follows the dependency detail (a batch says there what became of each entry).
+ */
+export function serviceUnavailable(
+  dependency: Dependency,
+  message = `${ERRORS.SERVICE_UNAVAILABLE.message} (${dependency})`,
+  more: ErrorDetail[] = [],
+): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', message, [{ field: 'dependency', problem: dependency }, ...more]);
 }

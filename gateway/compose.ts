@@ -18,6 +18,7 @@ import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { startOutboxRelay } from './outbox/relay';
+import { createSettler } from './settle';
 import { createTwinClient } from './twin-client';
 
 /** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
@@ -58,6 +59,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     onCall: (kind, name, outcome) => metrics.twin.call(kind, name, outcome),
   });
   const broker = await brokerCredentialsFromConfig(config, logger);
+  const settler = createSettler(logger);
 
   const stores = createStores(redis, config, credentialKey);
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
@@ -100,6 +102,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     broker,
     notify,
     carryOutNow: carryOutNow({ redis, stream: outbox, handle: carryOut, logger }),
+    settler,
     metrics,
     pub: redis,
     sub,
@@ -122,6 +125,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
       await relay.stop();
+      await settler.stop();
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close()]);
       await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit()]);
     },

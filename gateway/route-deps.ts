@@ -6,6 +6,7 @@ import type { Ingest } from './ingest/ingest';
 import type { CarryOutNow } from './outbox/carry-out-now';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
+import type { Settler } from './settle';
 import type { TwinClient } from './twin-client';
 
 /** What every router is built from. */
@@ -22,4 +23,6 @@ export interface RouteDeps {
   notify: (record: NotificationRecord) => Promise<void>;
   /** Carries out the outbox intents a store step just wrote (what fails stays for the relay). */
   carryOutNow: CarryOutNow;
+  /** Finishes in the background what a failed dependency left a request unable to finish. */
+  settler: Settler;
 }

@@ -6,12 +6,15 @@ import { keys } from '../common/redis-keys';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
 import { deleteDeviceScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
+import { hdelIfEquals } from './lua/hdel-if-equals';
 import { outboxFields } from './outbox';
-import { swapCredential } from './lua/swap-credential';
+import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
+/** The device hash field holding the hash of a `dt_` token being changed to, until the broker took it. */
+const STAGED_TOKEN_FIELD = 'stagedTokenHash';
 
 export function newDeviceToken(): string {
   return newSecret(DEVICE_TOKEN_PREFIX, 24);
@@ -165,16 +168,40 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       await hsetIfExists(redis, keys.device(deviceId), fields);
     },
 
-    /** Replaces the `dt_` token; the old one stops resolving at once. False when the device is gone. */
-    async setToken(deviceId: string, token: string): Promise<boolean> {
+    /**
+     * Step 1 of a `dt_` token change (docs/architecture.md "Nothing half-written"): records the
+     * new token's hash as staged beside the current one, which stays in force. False when the
+     * device is gone.
+     */
+    async stageToken(deviceId: string, token: string): Promise<boolean> {
+      return hsetIfExists(redis, keys.device(deviceId), { [STAGED_TOKEN_FIELD]: hashSecret(token) });
+    },
+
+    /**
+     * Step 3, once the broker took the token: the staged token replaces the current one (hash,
+     * lookup key, last 4). `not-staged` when this token is no longer the staged one (a later
+     * change staged its own).
+     */
+    async commitToken(deviceId: string, token: string): Promise<SwapOutcome> {
       return swapCredential(redis, {
         deviceKey: keys.device(deviceId),
         hashField: 'tokenHash',
         newHash: hashSecret(token),
         lookupTemplate: keys.deviceByToken('{hash}'),
         deviceId,
+        stagedField: STAGED_TOKEN_FIELD,
         extra: { tokenLast4: token.slice(-4) },
       });
+    },
+
+    /** Whether `token` is still the staged one (its change neither committed nor replaced by a later one). */
+    async isStagedToken(deviceId: string, token: string): Promise<boolean> {
+      return (await redis.hget(keys.device(deviceId), STAGED_TOKEN_FIELD)) === hashSecret(token);
+    },
+
+    /** Forgets a staged token the broker refused; a later change's staged token is left alone. */
+    async dropStagedToken(deviceId: string, token: string): Promise<void> {
+      await hdelIfEquals(redis, keys.device(deviceId), STAGED_TOKEN_FIELD, hashSecret(token));
     },
 
     /** Deletes the device and writes its device-retire intent in the same step; null when it did not exist. */
@@ -204,7 +231,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         deviceId,
         extra: { simpleTokenSealed: encryptSecret(token, credentialKey) },
       });
-      return swapped ? token : null;
+      return swapped === 'swapped' ? token : null;
     },
 
     /** The pin locks the twin mirrored (DESIGN §5), ordered by pin name. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError, isAppError } from '../../common/errors';
 import { parsePin } from '../../common/pins';
 import type { Ingest } from '../ingest/ingest';
+import { writeEntries } from '../http/batch-entries';
 import { parseInput } from '../http/validate';
 
 type PinRanges = 'standard' | 'wide';
@@ -41,15 +42,20 @@ export async function writePin(ingest: Ingest, deviceId: string, pin: string, va
  * A batch write (SPEC §4.6, §4.7): every pin name is checked first (one bad name refuses the whole
  * batch, nothing written); then each entry goes through ingest in order. A locked pin or an
  * oversized value is skipped and reported with `delivered` false; `updated` counts the entries.
+ * A dependency failing midway answers 503 saying which entries were stored (writeEntries).
  */
 export async function writeBatch(ingest: Ingest, deviceId: string, entries: z.infer<typeof pinAndValue>[], ranges: PinRanges) {
   const bad = entries.flatMap((e, i) => (parsePin(e.pin, ranges) ? [] : [{ field: `body.pins.${i}.pin`, problem: `not a pin name: ${e.pin}` }]));
   if (bad.length > 0) throw new AppError('INVALID_PIN', 'A pin name is invalid; nothing was written', bad);
-  const results: { pin: string; delivered: boolean }[] = [];
-  for (const entry of entries) {
-    const result = await ingest({ deviceId, pin: entry.pin, value: entry.value, origin: 'app', pinRanges: ranges });
-    if (!result.ok && result.code !== 'PIN_LOCKED' && result.code !== 'VALUE_TOO_LARGE') throw new AppError(result.code);
-    results.push({ pin: pinNameOf(entry.pin, ranges), delivered: result.ok && result.delivered });
-  }
-  return { updated: entries.length, results };
+  const written = await writeEntries(
+    entries,
+    'body.pins',
+    async (entry) => {
+      const result = await ingest({ deviceId, pin: entry.pin, value: entry.value, origin: 'app', pinRanges: ranges });
+      if (!result.ok && result.code !== 'PIN_LOCKED' && result.code !== 'VALUE_TOO_LARGE') throw new AppError(result.code);
+      return { pin: pinNameOf(entry.pin, ranges), stored: result.ok, delivered: result.ok && result.delivered };
+    },
+    (r) => r.stored,
+  );
+  return { updated: entries.length, results: written.map(({ pin, delivered }) => ({ pin, delivered })) };
 }

@@ -162,7 +162,10 @@ export function createIngest(deps: IngestDeps) {
 
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };
-    const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
+    // The value is stored: a fan-out Redis cannot take now is logged, and the write still answers as stored.
+    const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event).catch((err: unknown) =>
+      logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
+    );
     if (stored.wake) {
       track(
         twins

@@ -10,7 +10,10 @@ import { connectDynsecClient, type DynsecClient, type DynsecCommand, throwOnErro
 export interface BrokerCredentials {
   /** Creates the device's broker client, or gives an existing one this password. */
   provision(deviceId: string, password: string): Promise<void>;
-  /** The old password stops working at once and the device's session is disconnected. */
+  /**
+   * The old password stops working at once and the device's session is disconnected. Rejects with
+   * DynsecUnconfirmedError when the broker may or may not have taken the new password.
+   */
   changePassword(deviceId: string, password: string): Promise<void>;
   /** Deletes the device's broker client (disconnecting it); a missing client is fine. */
   remove(deviceId: string): Promise<void>;

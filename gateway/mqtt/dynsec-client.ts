@@ -33,6 +33,17 @@ export class DynsecUnavailableError extends Error {
   }
 }
 
+/**
+ * The commands were sent but no answer came (timed out, or the connection dropped first): the
+ * plugin may have applied them, or may still apply them (a frozen broker reads them when it wakes).
+ */
+export class DynsecUnconfirmedError extends DynsecUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DynsecUnconfirmedError';
+  }
+}
+
 export interface DynsecClientOptions {
   url: string;
   username: string;
@@ -46,7 +57,8 @@ export interface DynsecClient {
   /**
    * Sends the commands in one message; resolves with one response per command, in order, whether or
    * not the plugin reported errors (see `throwOnError`). Concurrent calls are told apart by the
-   * correlationData each command carries.
+   * correlationData each command carries. Rejects with DynsecUnavailableError when nothing was sent
+   * (not connected), DynsecUnconfirmedError when the message went out and no answer came.
    */
   send(commands: DynsecCommand[]): Promise<DynsecResponse[]>;
   close(): Promise<void>;
@@ -158,6 +170,8 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
     });
     try {
       return await Promise.race([published.then(() => answers), timeout]);
+    } catch (err) {
+      throw err instanceof DynsecUnavailableError ? new DynsecUnconfirmedError(err.message) : err;
     } finally {
       clearTimeout(timer);
       for (const c of tagged) pending.delete(c.correlationData);

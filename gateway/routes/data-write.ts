@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../common/errors';
 import { parsePin, valueFits } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
+import { writeEntries } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
@@ -27,7 +28,8 @@ function fits(pin: number, value: string): boolean {
 /**
  * Writes of the management data API (SPEC §4.3): the same ingest pipeline as MQTT. A write with
  * a `timestamp` imports a past reading (stored and fanned out; neither sent to the device nor
- * judged by threshold rules); without one it is a write toward the device.
+ * judged by threshold rules); without one it is a write toward the device. A dependency failing
+ * in the middle of a bulk write answers 503 saying which readings were stored (writeEntries).
  */
 export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
   const router = Router();
@@ -43,17 +45,19 @@ export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
         tooLarge.map((i) => ({ field: `body.readings.${i}.value`, problem: 'too large for the pin type' })),
       );
     }
-    const results = [];
-    for (const reading of readings) {
-      const at = reading.timestamp ? new Date(reading.timestamp) : undefined;
-      const result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: at ? 'import' : 'app', at });
-      if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
-      results.push(
-        result.ok
+    const results = await writeEntries(
+      readings,
+      'body.readings',
+      async (reading) => {
+        const at = reading.timestamp ? new Date(reading.timestamp) : undefined;
+        const result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: at ? 'import' : 'app', at });
+        if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
+        return result.ok
           ? { pin: reading.pin, stored: true, delivered: result.delivered, timestamp: result.updatedAt }
-          : { pin: reading.pin, stored: false, delivered: false, error: result.code },
-      );
-    }
+          : { pin: reading.pin, stored: false, delivered: false, error: result.code };
+      },
+      (r) => r.stored,
+    );
     sendData(res, { written: results.filter((r) => r.stored).length, results });
   });
 

@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError, serviceUnavailable } from '../../common/errors';
-import { newDeviceToken, type DeviceWithState } from '../../store/devices';
+import type { DeviceWithState } from '../../store/devices';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access';
+import { rotateDeviceToken } from '../rotate-device-token';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -45,7 +46,7 @@ function deviceView(d: DeviceWithState, token: string) {
 }
 
 /** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
-export function deviceRoutes({ stores, twins, broker, logger, carryOutNow }: RouteDeps): Router {
+export function deviceRoutes({ stores, twins, broker, settler, logger, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {
@@ -91,15 +92,21 @@ export function deviceRoutes({ stores, twins, broker, logger, carryOutNow }: Rou
     sendData(res, deviceView(updated, maskedToken(updated)));
   });
 
+  /**
+   * A new `dt_` token (rotateDeviceToken): 200 once the broker took it (the old one no longer logs
+   * in, and its session is dropped); 202 when the broker did not confirm in time and takes it once
+   * it answers; 503 naming the dependency when nothing changed (the old token still works).
+   */
   router.post('/devices/:deviceId/regenerate-token', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const token = newDeviceToken();
-    await broker.changePassword(device.id, token);
-    if (!(await stores.devices.setToken(device.id, token))) throw new AppError('DEVICE_NOT_FOUND');
-    await twins
-      .status(device.id, device.projectId, 'offline', new Date().toISOString())
-      .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin not told the session was dropped'));
-    sendData(res, { token });
+    const rotated = await rotateDeviceToken({ stores, broker, settler, logger }, device.id);
+    if (!rotated) throw new AppError('DEVICE_NOT_FOUND');
+    if (rotated.applied) {
+      await twins
+        .status(device.id, device.projectId, 'offline', new Date().toISOString())
+        .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin not told the session was dropped'));
+    }
+    sendData(res, { token: rotated.token }, rotated.applied ? 200 : 202);
   });
 
   router.delete('/devices/:deviceId', async (req, res) => {

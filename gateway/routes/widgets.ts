@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../common/errors';
+import { AppError, isAppError } from '../../common/errors';
 import { parsePin } from '../../common/pins';
 import type { Role } from '../../common/roles';
 import type { Widget } from '../../store/widgets';
@@ -28,7 +28,7 @@ function pinName(widget: Widget): string {
 }
 
 /** Widgets (SPEC §4.4): viewers read; editors create, change and delete. */
-export function widgetRoutes({ stores, twins, logger }: RouteDeps): Router {
+export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
   const router = Router();
 
   async function widgetFor(res: Response, widgetId: string, needed: Role): Promise<Widget> {
@@ -41,9 +41,21 @@ export function widgetRoutes({ stores, twins, logger }: RouteDeps): Router {
   const lock = (w: Widget) => twins.lock(w.deviceId, w.projectId, pinName(w), w.id);
   const release = (w: Widget) => twins.unlock(w.deviceId, w.projectId, pinName(w), w.id);
 
-  /** Undoes a lock taken for a widget that was then not written; the lock must not outlive it. */
-  async function releaseOrphan(w: Widget): Promise<void> {
-    await release(w).catch((err: unknown) => logger.warn({ err, widgetId: w.id }, 'lock of an unwritten widget not released'));
+  /**
+   * Undoes a lock that may have been taken for a widget that was then not written: the lock must
+   * not outlive it. Retried in the background until the twin answers (a lock Update that timed out
+   * may still be applied when Temporal catches up; the twin runs Updates one at a time in the
+   * order it accepted them, so a release it accepted later is applied after it).
+   * Releasing by widget id is idempotent and never touches another holder's lock; a twin that
+   * refuses the release (an ending twin) holds no lock to release.
+   */
+  function releaseOrphan(w: Widget): void {
+    settler.settle('release the lock of an unwritten widget', { widgetId: w.id, deviceId: w.deviceId, pin: w.pin }, async () => {
+      await release(w).catch((err: unknown) => {
+        if (!isAppError(err)) throw err;
+      });
+      return true;
+    });
   }
 
   /**
@@ -78,10 +90,14 @@ export function widgetRoutes({ stores, twins, logger }: RouteDeps): Router {
       createdAt: now,
       updatedAt: now,
     };
-    if (holdsLock(widget)) await lock(widget);
-    if (!(await stores.widgets.create(widget))) {
-      if (holdsLock(widget)) await releaseOrphan(widget);
-      throw deviceNotInProject();
+    // The lock is taken first, so a twin that cannot be reached stores nothing; once it may have
+    // been taken, any failure to store the widget releases it (docs/architecture.md "Nothing half-written").
+    try {
+      if (holdsLock(widget)) await lock(widget);
+      if (!(await stores.widgets.create(widget))) throw deviceNotInProject();
+    } catch (err) {
+      if (holdsLock(widget)) releaseOrphan(widget);
+      throw err;
     }
     sendData(res, widget, 201);
   });
@@ -101,7 +117,7 @@ export function widgetRoutes({ stores, twins, logger }: RouteDeps): Router {
       return next;
     });
     if (result.kind !== 'replaced') {
-      if (widget.type === 'KEYPAD') await releaseOrphan(widget);
+      if (widget.type === 'KEYPAD') releaseOrphan(widget);
       throw new AppError('WIDGET_NOT_FOUND');
     }
     sendData(res, result.after);
