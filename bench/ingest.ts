@@ -16,7 +16,7 @@ import { createAccount, createDevices } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { startBaseline } from './support/baseline-process';
 import { BASELINE_KEY_PREFIX } from './support/baseline-protocol';
-import { watchBrokerDrops } from './support/broker-sys';
+import { watchBrokerDrops, type BrokerDrops } from './support/broker-sys';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuMeter, waitForQuiet } from './support/cpu';
 import { envInt } from './support/env';
@@ -41,6 +41,8 @@ const OVERLOAD_PINS = { calibration: 'V7', project: 'V8', mosquittoDefault: 'V9'
 
 interface Run {
   backends: Backends;
+  /** The project broker's own dropped-messages count, followed from its start. */
+  brokerDrops: BrokerDrops;
   redis: Redis;
   fleet: MqttClient[];
   deviceIds: string[];
@@ -142,9 +144,7 @@ async function overloadProjectBroker(run: Run, service: ServiceProcess): Promise
   const factor = envInt('BENCH_OVERLOAD_FACTOR', 3);
   const seconds = envInt('BENCH_OVERLOAD_SECONDS', 10);
   process.stdout.write(`\n--- above saturation: one node, ${factor}× the rate it stores, ${seconds} s ---\n`);
-  const brokerDrops = await watchBrokerDrops(run.backends.mqttUrl, run.backends.mqttUsername, run.backends.mqttPassword);
-  run.cleanup.add('broker $SYS watcher', () => brokerDrops.close());
-  const common = { service, fleet: run.fleet, redis: run.redis, deviceIds: run.deviceIds, topicRoot: SERVICE_ROOT, brokerDrops };
+  const common = { service, fleet: run.fleet, redis: run.redis, deviceIds: run.deviceIds, topicRoot: SERVICE_ROOT, brokerDrops: run.brokerDrops };
   const calibration = await overloadPhase({
     ...common,
     label: 'calibration flood (project broker config)',
@@ -160,7 +160,6 @@ async function overloadProjectBroker(run: Run, service: ServiceProcess): Promise
     rate,
     seconds,
   });
-  await brokerDrops.close();
   return { rate, seconds, project };
 }
 
@@ -169,6 +168,8 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
   const dir = await mkdtemp(join(run.backends.dir, 'default-queue-'));
   const broker = await startMosquitto({ dir, maxQueuedMessages: null });
   run.cleanup.add('mosquitto (default queue)', () => broker.stop());
+  const brokerDrops = await watchBrokerDrops(broker.url, broker.serviceUsername, broker.servicePassword);
+  run.cleanup.add('broker $SYS watcher (default queue)', () => brokerDrops.close());
   const backends: Backends = {
     ...run.backends,
     mqttUrl: broker.url,
@@ -180,8 +181,6 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
   const fleet = await connectFleet({ url: broker.url, username: broker.serviceUsername, password: broker.servicePassword, count: run.deviceIds.length });
   run.cleanup.add('mqtt fleet (default-queue broker)', () => closeFleet(fleet));
   await waitForQuiet([service.pid, backends.pids.temporal], 15, 30_000);
-  const brokerDrops = await watchBrokerDrops(broker.url, broker.serviceUsername, broker.servicePassword);
-  run.cleanup.add('broker $SYS watcher (default queue)', () => brokerDrops.close());
   const result = await overloadPhase({
     label: "Mosquitto's default queue (max_queued_messages 1000 per client)",
     service,
@@ -207,6 +206,8 @@ async function main(cleanup: Cleanup): Promise<void> {
     `ingest bench: ${devices} devices, ${rate} msgs/s in total (${(rate / devices).toFixed(2)} per device), ${seconds} s, QoS 1, pin ${PIN}\n${machineLine()}\n`,
   );
   const backends = await startBackends(cleanup);
+  const brokerDrops = await watchBrokerDrops(backends.mqttUrl, backends.mqttUsername, backends.mqttPassword);
+  cleanup.add('broker $SYS watcher', () => brokerDrops.close());
   const redis = new Redis(backends.redisUrl, { connectionName: 'bench-inspector' });
   cleanup.add('redis inspector', async () => void redis.disconnect());
   const service = await startService(backends, cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
@@ -223,7 +224,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`waited ${waited.toFixed(0)} s (at most 60) for the service and Temporal to go quiet after starting the twins\n`);
 
   // The baseline first, while the service idles (its topic root gets nothing) and no twin has woken yet.
-  const run: Run = { backends, redis, fleet, deviceIds, rate, seconds, cleanup };
+  const run: Run = { backends, brokerDrops, redis, fleet, deviceIds, rate, seconds, cleanup };
   const base = await baselinePhase(run, service);
   const measured = await servicePhase(run, service, account);
   const overload = await overloadProjectBroker(run, service);
