@@ -7,8 +7,8 @@ import { deviceTopicFilters, parseDeviceTopic } from '../../common/mqtt-topics';
 import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
-import { startQueueProbe } from './queue-probe';
 import type { TwinClient } from '../twin-client';
+import { startQueueProbe } from './queue-probe';
 
 const statusPayload = z.enum(['online', 'offline']);
 const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
