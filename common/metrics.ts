@@ -63,6 +63,20 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   });
+  let queueLag: () => number = () => 0;
+  new Gauge({
+    name: 'dds_mqtt_queue_lag_seconds',
+    help: "Age of the oldest probe this node sent through its own broker sessions and has not received back: how long a device value waits in the broker's queue for this node",
+    registers,
+    collect() {
+      this.set(queueLag());
+    },
+  });
+  const queueDrops = new Counter({
+    name: 'dds_mqtt_queue_drops_total',
+    help: "Probes the broker acknowledged and then dropped from this node's session queue (a later probe arrived first): the broker is dropping device values (max_queued_messages)",
+    registers,
+  });
   const twinCalls = new Counter({
     name: 'dds_twin_calls_total',
     help: 'Signals and Updates sent to device twins, by kind, name and outcome (sent or failed)',
@@ -108,6 +122,11 @@ export function createMetrics() {
           end();
         };
       },
+      /** Where dds_mqtt_queue_lag_seconds reads the lag from (the bridge's queue probe). */
+      queueLag(read: () => number): void {
+        queueLag = read;
+      },
+      queueDrops: (n: number) => queueDrops.inc(n),
     },
     process: {
       /** An unhandled rejection or uncaught exception the node logged and survived (common/process-guards.ts). */

@@ -2,5 +2,6 @@
 export { freePort } from './dev-servers/free-port';
 export { startRedis, type RedisServer } from './dev-servers/redis';
 export { startMosquitto, type MosquittoServer } from './dev-servers/mosquitto';
+export { MAX_QUEUED_MESSAGES } from './dev-servers/mosquitto-config';
 export { startTemporal, type TemporalServer, type TemporalOptions } from './dev-servers/temporal';
 export { startPostgres, type PostgresServer, type PostgresOptions } from './dev-servers/postgres';

@@ -1,6 +1,16 @@
 /** The MQTT bridge's counters from the service's GET /metrics (on its METRICS_PORT). */
 export async function bridgeCounters(metricsUrl: string): Promise<{ handled: number; dropped: number }> {
   const text = await (await fetch(metricsUrl)).text();
-  const counter = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { handled: counter('dds_mqtt_messages_total'), dropped: counter('dds_mqtt_values_dropped_total') };
+  return { handled: series(text, 'dds_mqtt_messages_total'), dropped: series(text, 'dds_mqtt_values_dropped_total') };
+}
+
+/** The node's broker-queue lag (seconds) and the drops its probes saw, from its GET /metrics. */
+export async function queueGauges(metricsUrl: string): Promise<{ lag: number; drops: number }> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  return { lag: series(text, 'dds_mqtt_queue_lag_seconds'), drops: series(text, 'dds_mqtt_queue_drops_total') };
+}
+
+/** The value of an unlabelled series in a Prometheus text exposition (NaN when absent). */
+function series(text: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 }

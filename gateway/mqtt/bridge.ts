@@ -8,6 +8,7 @@ import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
 import type { TwinClient } from '../twin-client';
+import { startQueueProbe } from './queue-probe';
 
 const statusPayload = z.enum(['online', 'offline']);
 const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
@@ -41,7 +42,8 @@ type Packet = Parameters<MqttClient['handleMessage']>[0];
  * the acknowledgement, so a node that dies leaves what it had not stored unacknowledged in its
  * broker session, and the broker sends it again when the node (same NODE_ID) comes back. The
  * node's in-flight window is its number of connections; a slow Redis therefore slows the broker's
- * delivery to the node instead of piling up promises.
+ * delivery to the node instead of piling up promises, and the backlog waits in the broker, where
+ * the node's queue probe measures it (queue-probe.ts).
  */
 export function startMqttBridge(deps: BridgeDeps) {
   const { clients, logger } = deps;
@@ -50,6 +52,7 @@ export function startMqttBridge(deps: BridgeDeps) {
   const filters = deviceTopicFilters(deps.topicRoot, SHARE_GROUP);
   let stopped = false;
   let inFlight = 0;
+  const probe = startQueueProbe({ clients, topicRoot: deps.topicRoot, metrics: counts, live: (c) => c.connected && subscribed.has(c) });
 
   async function projectOf(deviceId: string): Promise<string | null> {
     return deps.redis.hget(keys.device(deviceId), 'projectId');
@@ -111,6 +114,10 @@ export function startMqttBridge(deps: BridgeDeps) {
 
   const listeners = clients.map((client) => {
     client.handleMessage = (packet, callback) => {
+      if (probe.receive(client, packet.topic, packet.payload)) {
+        callback();
+        return;
+      }
       inFlight += 1;
       const received = counts.received();
       void handleUntilDone(client, packet).then((done) => {
@@ -121,7 +128,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       });
     };
     const subscribe = () => {
-      client.subscribeAsync(filters, { qos: 1 }).then(
+      client.subscribeAsync([...filters, probe.topic(client)], { qos: 1 }).then(
         () => subscribed.add(client),
         (err: unknown) => logger.error({ err }, 'mqtt subscribe failed'),
       );
@@ -147,6 +154,7 @@ export function startMqttBridge(deps: BridgeDeps) {
      * node is back.
      */
     async stop(graceMs: number): Promise<void> {
+      probe.stop();
       for (const { client, subscribe, lost } of listeners) {
         client.off('connect', subscribe);
         client.off('close', lost);

@@ -38,10 +38,19 @@ export function findMosquitto(): string {
 }
 
 /**
+ * The gateways' shared subscription can lag behind a burst; Mosquitto's default queue of 1000
+ * messages per client would drop the rest silently (docs/operations.md, "Broker").
+ */
+export const MAX_QUEUED_MESSAGES = 100_000;
+
+/**
  * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin.
  * `user` keeps the current user, so a broker started as root still reads its files in a 0700 dir.
+ * `maxQueuedMessages` (default MAX_QUEUED_MESSAGES) is per client; null leaves Mosquitto's own
+ * default, as the ingest bench does to show what that default drops.
  */
-export function mosquittoConf(options: { port: number; plugin: string; dynsecFile: string }): string {
+export function mosquittoConf(options: { port: number; plugin: string; dynsecFile: string; maxQueuedMessages?: number | null }): string {
+  const maxQueued = options.maxQueuedMessages === undefined ? MAX_QUEUED_MESSAGES : options.maxQueuedMessages;
   return [
     'per_listener_settings false',
     `user ${userInfo().username}`,
@@ -53,9 +62,7 @@ export function mosquittoConf(options: { port: number; plugin: string; dynsecFil
     'log_timestamp_format %Y-%m-%dT%H:%M:%S',
     `listener ${options.port} 127.0.0.1`,
     'allow_anonymous false',
-    // The gateways' shared subscription can lag behind a burst; the default queue of 1000
-    // messages per client would drop the rest silently.
-    'max_queued_messages 100000',
+    ...(maxQueued === null ? [] : [`max_queued_messages ${maxQueued}`]),
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,
     '',

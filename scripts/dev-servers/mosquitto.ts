@@ -35,8 +35,9 @@ function connectOnce(url: string, username: string, password: string): Promise<M
  * A throw-away Mosquitto with the dynamic security plugin on a free port: anonymous clients are
  * refused; the plugin's admin and a `dds-service` client (role `service`: every topic) get random
  * passwords. The config, the plugin's JSON and the log stay in a fresh directory under `dir`.
+ * `maxQueuedMessages`: see mosquittoConf.
  */
-export async function startMosquitto(options: { dir: string }): Promise<MosquittoServer> {
+export async function startMosquitto(options: { dir: string; maxQueuedMessages?: number | null }): Promise<MosquittoServer> {
   const port = await freePort();
   const workDir = await mkdtemp(join(options.dir, 'mosquitto-'));
   const dynsecFile = join(workDir, 'dynamic-security.json');
@@ -48,7 +49,7 @@ export async function startMosquitto(options: { dir: string }): Promise<Mosquitt
       throw new Error(`mosquitto_ctrl dynsec init failed: ${e.message}; run \`npm run setup\``);
     },
   );
-  await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile }), { mode: 0o600 });
+  await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }), { mode: 0o600 });
   const url = `mqtt://127.0.0.1:${port}`;
 
   const run = async (firstBoot: boolean): Promise<MosquittoServer> => {

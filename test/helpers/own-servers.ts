@@ -89,10 +89,13 @@ export async function ownTemporal(): Promise<OwnServer> {
   return ownServer({ TEMPORAL_ADDRESS: first.address }, first);
 }
 
-/** A private Mosquitto with dynamic security (its accounts live in its temp dir, and survive a restart on the same port). */
-export async function ownMosquitto(): Promise<RestartableServer> {
+/**
+ * A private Mosquitto with dynamic security (its accounts live in its temp dir, and survive a
+ * restart on the same port); `maxQueuedMessages` as in scripts/dev-servers/mosquitto-config.ts.
+ */
+export async function ownMosquitto(options: { maxQueuedMessages?: number | null } = {}): Promise<RestartableServer> {
   const base = await tempDir();
-  let current = await startMosquitto({ dir: base });
+  let current = await startMosquitto({ dir: base, maxQueuedMessages: options.maxQueuedMessages });
   const server = ownServer(
     {
       MQTT_URL: current.url,

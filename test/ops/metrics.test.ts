@@ -34,6 +34,8 @@ describe('GET /metrics on the metrics port', () => {
       'dds_mqtt_values_dropped_total',
       'dds_mqtt_in_flight',
       'dds_mqtt_lag_seconds',
+      'dds_mqtt_queue_lag_seconds',
+      'dds_mqtt_queue_drops_total',
       'dds_socketio_connections',
       'dds_twin_calls_total',
     ]) {
