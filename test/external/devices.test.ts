@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectDevice, createApiKey, rateHeaders, setPlan, type DeviceConnection } from './fixtures';
+import { eventually } from '../helpers/wait';
 
 let stack: Stack;
 let owner: TestUser;
@@ -91,8 +92,12 @@ describe('GET /devices: paging and the online filter (SPEC §4.6, §8)', () => {
     const first = (await createProject(stack.request, listOwner, 'First')).id;
     const second = (await createProject(stack.request, listOwner, 'Second')).id;
     for (let i = 0; i < 55; i++) ids.push((await createDevice(stack.request, listOwner, i < 30 ? first : second, `d${i}`)).id);
-    await mirrorStatus(stack.redis, ids[7]!, 'online');
-    await mirrorStatus(stack.redis, ids[40]!, 'online');
+    for (const id of [ids[7]!, ids[40]!]) {
+      // The twin (started by the outbox relay) mirrors offline when it starts: after that, the
+      // test stands in for it and says online.
+      await eventually(async () => expect(await stack.redis.hget(`device:${id}:state`, 'status')).toBe('offline'), 30_000);
+      await mirrorStatus(stack.redis, id, 'online');
+    }
   }, 60_000);
 
   const list = (query = '') => stack.request('GET', `/external/api/v1/devices${query}`, { headers: { 'x-api-key': listKey } });
