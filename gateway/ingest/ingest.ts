@@ -47,7 +47,9 @@ export interface IngestDeps {
   outbox: string;
   logger: Logger;
   topicRoot: string;
-  retentionMs: number;
+  /** The history stream each point is appended to, and how many unpersisted points it may hold. */
+  historyStream: string;
+  historyStreamMax: number;
 }
 
 /**
@@ -146,7 +148,8 @@ export function createIngest(deps: IngestDeps) {
         pin: pin.name,
         value: input.value,
         at,
-        retentionMs: deps.retentionMs,
+        historyStream: deps.historyStream,
+        historyStreamMax: deps.historyStreamMax,
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
         wakeTtlS: WAKE_TTL_S,

@@ -106,7 +106,7 @@ export function deviceRoutes({ stores, twins, broker, logger }: RouteDeps): Rout
   router.delete('/devices/:deviceId', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
     await stores.devices.delete(device.id);
-    await retireDevices({ twins, broker, logger }, [device.id]);
+    await retireDevices({ twins, broker, logger, stores }, [device.id]);
     sendNoContent(res);
   });
 
