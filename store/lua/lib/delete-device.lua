@@ -1,11 +1,10 @@
--- deleteDevice(deviceId): deletes a device with its credentials' lookup keys, pin data, history,
--- rules and widgets; 0 when it did not exist, 1 when deleted. Every key is derived from the key
--- scheme templates in ARGV[1] (built from common/redis-keys.ts: {id}, {pin}, {hash} stand for the parts).
+-- deleteDevice(deviceId): deletes a device with its credentials' lookup keys, pin data, rules and
+-- widgets (its history is in PostgreSQL: gateway/retire-devices.ts); 0 when it did not exist, 1 when
+-- deleted. Every key is derived from the key scheme templates in ARGV[1] (built from
+-- common/redis-keys.ts: {id}, {hash} stand for the parts).
 local T = cjson.decode(ARGV[1])
-local function key(template, id, pin)
-  local k = string.gsub(template, '{id}', id)
-  if pin then k = string.gsub(k, '{pin}', pin) end
-  return k
+local function key(template, id)
+  return (string.gsub(template, '{id}', id))
 end
 local function deleteDevice(deviceId)
   local dkey = key(T.device, deviceId)
@@ -17,9 +16,6 @@ local function deleteDevice(deviceId)
       local lookup = field == 'tokenHash' and T.byToken or T.bySimpleToken
       redis.call('DEL', (string.gsub(lookup, '{hash}', h)))
     end
-  end
-  for _, pin in ipairs(redis.call('HKEYS', key(T.devicePins, deviceId))) do
-    redis.call('DEL', key(T.pinHistory, deviceId, pin))
   end
   for _, ruleId in ipairs(redis.call('SMEMBERS', key(T.deviceRules, deviceId))) do
     redis.call('DEL', key(T.rule, ruleId))
