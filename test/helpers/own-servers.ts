@@ -3,6 +3,7 @@
  * shared by every test file running at the same time, so a test that stops or freezes a server
  * starts a private one here (free port, temp dir) and points a gateway stack at it.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +87,8 @@ export async function ownRedis(): Promise<RestartableServer> {
 /** A private PostgreSQL cluster whose data survives a restart on the same port. */
 export async function ownPostgres(): Promise<RestartableServer> {
   const base = await tempDir();
-  const dataDir = join(await mkdtemp(join(base, 'pg-')), 'data');
+  // Made (and, as root, handed to the postgres user) by startPostgres itself.
+  const dataDir = join(base, `pg-${randomUUID()}`);
   const port = await freePort();
   const start = () => startPostgres({ dir: base, dataDir, port });
   const first = await start();

@@ -180,4 +180,19 @@ describe('history through every door', () => {
       expectSame(res.body.data.points, byHand(left, fn, 5 * MINUTE, start, start + 3 * HOUR));
     }
   });
+
+  it('device delete and project delete take the history of their devices with them', async () => {
+    const otherProject = (await createProject(stack.request, owner)).id;
+    const alone = await createDevice(stack.request, owner, projectId);
+    const inProject = await createDevice(stack.request, owner, otherProject);
+    for (const id of [alone.id, inProject.id]) expect((await api('POST', `/data/${id}/1`, { value: '5', timestamp: new Date().toISOString() })).status).toBe(201);
+    const stored = async (id: string): Promise<number> =>
+      Number((await pool.query('SELECT (SELECT count(*) FROM points WHERE device_id = $1) + (SELECT count(*) FROM rollup_1m WHERE device_id = $1) AS n', [id])).rows[0]?.n);
+    await eventually(async () => expect(await stored(alone.id)).toBe(2));
+    await eventually(async () => expect(await stored(inProject.id)).toBe(2));
+    expect((await api('DELETE', `/devices/${alone.id}`)).status).toBe(204);
+    expect(await stored(alone.id)).toBe(0);
+    expect((await api('DELETE', `/projects/${otherProject}`)).status).toBe(204);
+    expect(await stored(inProject.id)).toBe(0);
+  });
 });
