@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMosquitto, startRedis, startTemporal } from '../../scripts/dev-servers';
+import { startMosquitto, startPostgres, startRedis, startTemporal } from '../../scripts/dev-servers';
 import type { Cleanup } from './cleanup';
 import { REPO_ROOT } from './paths';
 
@@ -13,10 +13,12 @@ export interface Backends {
   mqttUsername: string;
   mqttPassword: string;
   temporalAddress: string;
-  pids: { redis: number; mosquitto: number; temporal: number };
+  /** PostgreSQL for history: durable (fsync on), as `npm start` runs it, so write figures are honest. */
+  databaseUrl: string;
+  pids: { redis: number; mosquitto: number; temporal: number; postgres: number };
 }
 
-/** Starts Redis, Mosquitto and a Temporal dev server side by side; each is stopped by `cleanup`. */
+/** Starts Redis, Mosquitto, a Temporal dev server and PostgreSQL side by side; each is stopped by `cleanup`. */
 export async function startBackends(cleanup: Cleanup): Promise<Backends> {
   const dir = await mkdtemp(join(tmpdir(), 'dds-bench-'));
   cleanup.add('temp dir', () => rm(dir, { recursive: true, force: true }));
@@ -29,10 +31,11 @@ export async function startBackends(cleanup: Cleanup): Promise<Backends> {
     track('redis', startRedis({ dir })),
     track('mosquitto', startMosquitto({ dir })),
     track('temporal', startTemporal({ dir, projectRoot: REPO_ROOT })),
+    track('postgres', startPostgres({ dir, durable: true })),
   ] as const;
   // Settle all first: a server still booting when another fails must be tracked before cleanup runs.
   await Promise.allSettled(pending);
-  const [redis, mosquitto, temporal] = await Promise.all(pending);
+  const [redis, mosquitto, temporal, postgres] = await Promise.all(pending);
   return {
     dir,
     redisUrl: redis.url,
@@ -40,6 +43,7 @@ export async function startBackends(cleanup: Cleanup): Promise<Backends> {
     mqttUsername: mosquitto.serviceUsername,
     mqttPassword: mosquitto.servicePassword,
     temporalAddress: temporal.address,
-    pids: { redis: redis.pid, mosquitto: mosquitto.pid, temporal: temporal.pid },
+    databaseUrl: postgres.url,
+    pids: { redis: redis.pid, mosquitto: mosquitto.pid, temporal: temporal.pid, postgres: postgres.pid },
   };
 }

@@ -57,6 +57,7 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
       MQTT_USERNAME: backends.mqttUsername,
       MQTT_PASSWORD: backends.mqttPassword,
       TEMPORAL_ADDRESS: backends.temporalAddress,
+      DATABASE_URL: backends.databaseUrl,
       ...env,
     },
   });

@@ -6,6 +6,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
+import type { IngestResult } from '../ingest/ingest';
 import type { RouteDeps } from '../route-deps';
 
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
@@ -43,10 +44,17 @@ export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
         tooLarge.map((i) => ({ field: `body.readings.${i}.value`, problem: 'too large for the pin type' })),
       );
     }
+    // Timestamped readings are imports: all stored in one step (fast enough for history backfills);
+    // the others are writes toward the device, one after the other in order.
+    const imports = readings.flatMap((r) => (r.timestamp ? [{ pin: r.pin, value: r.value, at: new Date(r.timestamp) }] : []));
+    const imported = imports.length > 0 ? await ingest.importReadings(device.id, imports) : { ok: true as const, results: [] };
+    if (!imported.ok) throw new AppError('DEVICE_NOT_FOUND');
+    const importResults = imported.results.values();
     const results = [];
     for (const reading of readings) {
-      const at = reading.timestamp ? new Date(reading.timestamp) : undefined;
-      const result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: at ? 'import' : 'app', at });
+      const result = reading.timestamp
+        ? (importResults.next().value as IngestResult)
+        : await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: 'app' });
       if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
       results.push(
         result.ok
