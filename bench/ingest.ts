@@ -5,15 +5,16 @@
  */
 import { Redis } from 'ioredis';
 import type { MqttClient } from 'mqtt';
-import { keys } from '../common/redis-keys';
 import { createAccount, createDevices } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { startBaseline } from './support/baseline-process';
-import { BASELINE_KEY_PREFIX } from './support/baseline-protocol';
+import { baselineHistoryKey } from './support/baseline-protocol';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuMeter, waitForQuiet } from './support/cpu';
 import { envInt } from './support/env';
-import { countOnline, countPoints, readPoints } from './support/history';
+import { countOnline, countPoints, countStoredPoints, readStoredPoints } from './support/history';
+import { historyMemoryPhase } from './support/history-memory';
+import { createPgPool, type Pool } from '../store/pg/pool';
 import { summarizeBrokerLog, summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
 import { closeFleet, connectFleet } from './support/mqtt-fleet';
@@ -32,6 +33,8 @@ const PIN = 'V1';
 interface Run {
   backends: Backends;
   redis: Redis;
+  /** The service's history database, to count what was persisted. */
+  pool: Pool;
   fleet: MqttClient[];
   deviceIds: string[];
   rate: number;
@@ -71,13 +74,12 @@ async function servicePhase(run: Run, service: ServiceProcess, account: { token:
   const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${PIN}`);
   const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
   const healthz = await health.stop();
-  const historyKeys = run.deviceIds.map((id) => keys.pinHistory(id, PIN));
-  const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
+  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, PIN), outcome.acked);
   const received = await settle(() => updates.samples.length, outcome.acked);
   const cpuShare = cpu.since();
   updates.close();
 
-  const points = await readPoints(run.redis, historyKeys);
+  const points = await readStoredPoints(run.pool, run.deviceIds, PIN);
   const throughput = ratePerSecond(points.map((p) => p.storedAt));
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
   const bridge = await bridgeCounters(service.metricsUrl);
@@ -101,7 +103,7 @@ async function baselinePhase(run: Run, service: ServiceProcess): Promise<PhaseRe
   const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, 'service (idle)': service.pid, bench: process.pid });
   const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${PIN}`);
   const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
-  const historyKeys = run.deviceIds.map((id) => BASELINE_KEY_PREFIX + keys.pinHistory(id, PIN));
+  const historyKeys = run.deviceIds.map((id) => baselineHistoryKey(id, PIN));
   const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
   const cpuShare = cpu.since();
   const report = await baseline.report();
@@ -128,6 +130,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   const backends = await startBackends(cleanup);
   const redis = new Redis(backends.redisUrl, { connectionName: 'bench-inspector' });
   cleanup.add('redis inspector', async () => void redis.disconnect());
+  const pool = createPgPool(backends.databaseUrl, 'bench-inspector');
+  cleanup.add('postgres inspector', () => pool.end());
   const service = await startService(backends, cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
 
   const account = await createAccount(service.baseUrl);
@@ -142,9 +146,10 @@ async function main(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`waited ${waited.toFixed(0)} s (at most 60) for the service and Temporal to go quiet after starting the twins\n`);
 
   // The baseline first, while the service idles (its topic root gets nothing) and no twin has woken yet.
-  const run: Run = { backends, redis, fleet, deviceIds, rate, seconds, cleanup };
+  const run: Run = { backends, redis, pool, fleet, deviceIds, rate, seconds, cleanup };
   const base = await baselinePhase(run, service);
   const measured = await servicePhase(run, service, account);
+  await historyMemoryPhase({ service, account, redis, pool, points: envInt('BENCH_MEMORY_POINTS', 1_000_000) });
   const exit = await service.stop();
   printRows('service log (LOG_LEVEL=warn), start to stop', [
     ['exit on SIGTERM', exit],

@@ -23,8 +23,6 @@ export const keys = {
    * queue, like the outbox. Entries: d deviceId, p pin, t epoch ms, v value.
    */
   historyStream: (taskQueue: string) => `history:${taskQueue}`,
-  /** History of one pin: sorted set scored by epoch milliseconds. */
-  pinHistory: (deviceId: string, pin: string) => `device:${deviceId}:history:${pin}`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */
