@@ -53,6 +53,12 @@ it('takes writes into the stream while PostgreSQL is down, up to the bound; read
     accepted.push(value);
   }
   expectPostgres503(await write(STREAM_MAX + 1));
+  // The lag shows: every accepted point since the stop is waiting, the oldest for a while.
+  await eventually(async () => {
+    const metrics = await stack.metrics();
+    expect(metrics.dds_history_backlog).toBe(STREAM_MAX);
+    expect(metrics.dds_history_lag_seconds).toBeGreaterThan(0);
+  });
   expectPostgres503(await answerWithin(READ_ANSWER_WITHIN_MS, 'raw read', api('GET', `/data/${deviceId}/2`)));
   expectPostgres503(await answerWithin(READ_ANSWER_WITHIN_MS, 'aggregate read', api('GET', `/data/${deviceId}/2?aggregate=sum&interval=1h`)));
   // The latest value is Redis's: it still answers, and it is the last accepted write.
@@ -68,4 +74,5 @@ it('takes writes into the stream while PostgreSQL is down, up to the bound; read
   const sum = await api('GET', `/data/${deviceId}/2?aggregate=sum&interval=1d`);
   expect(sum.body.data.points.reduce((n: number, p: { value: number }) => n + p.value, 0)).toBe(accepted.reduce((a, b) => a + b, 0));
   expect((await write(STREAM_MAX + 2)).status).toBe(201);
+  await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(0));
 }, 90_000);
