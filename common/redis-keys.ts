@@ -20,7 +20,8 @@ export const keys = {
   /**
    * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
    * value, drained by every node's history persister (gateway/history/persister.ts). One per task
-   * queue, like the outbox. Entries: d deviceId, p pin, t epoch ms, v value.
+   * queue, like the outbox. Each entry is one field `p`: `{ms} {deviceId} {pin} {value}` (the
+   * value last, so it may hold spaces; one field keeps entries small and cheap to read).
    */
   historyStream: (taskQueue: string) => `history:${taskQueue}`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,

@@ -11,17 +11,17 @@ export const HISTORY_GROUP = 'persister';
 
 export type StreamEntry = [id: string, fields: string[] | null];
 
-/** The point an entry carries (fields d, p, t, v), or null for one this code cannot read. */
+/** The point an entry carries (one field `p`: `{ms} {deviceId} {pin} {value}`), or null for one this code cannot read. */
 export function parseEntry([entryId, fields]: StreamEntry): StreamPoint | null {
-  if (!fields) return null;
-  const f = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) f.set(fields[i] as string, fields[i + 1] as string);
-  const deviceId = f.get('d');
-  const pin = f.get('p');
-  const ms = Number(f.get('t'));
-  const value = f.get('v');
-  if (!deviceId || !pin || !Number.isFinite(ms) || value === undefined) return null;
-  return { entryId, deviceId, pin, ms, value };
+  const text = fields?.[0] === 'p' ? fields[1] : undefined;
+  if (text === undefined) return null;
+  const first = text.indexOf(' ');
+  const second = text.indexOf(' ', first + 1);
+  const third = text.indexOf(' ', second + 1);
+  if (first < 1 || second < 0 || third < 0) return null;
+  const ms = Number(text.slice(0, first));
+  if (!Number.isFinite(ms)) return null;
+  return { entryId, ms, deviceId: text.slice(first + 1, second), pin: text.slice(second + 1, third), value: text.slice(third + 1) };
 }
 
 /** An entry id as comparable numbers. */

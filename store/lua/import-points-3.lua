@@ -12,7 +12,7 @@ if redis.call('XLEN', KEYS[3]) + (#ARGV - 2) / 4 > tonumber(ARGV[1]) then return
 local newest, pins = {}, {}
 for i = 3, #ARGV, 4 do
   local pin, iso = ARGV[i], ARGV[i + 3]
-  redis.call('XADD', KEYS[3], '*', 'd', ARGV[2], 'p', pin, 't', ARGV[i + 2], 'v', ARGV[i + 1])
+  redis.call('XADD', KEYS[3], '*', 'p', ARGV[i + 2] .. ' ' .. ARGV[2] .. ' ' .. pin .. ' ' .. ARGV[i + 1])
   local best = newest[pin]
   if not best then pins[#pins + 1] = pin end
   if not best or iso >= best.iso then newest[pin] = {value = ARGV[i + 1], iso = iso} end

@@ -42,7 +42,7 @@ elseif origin == 'device' and current then
     redis.call('HSET', KEYS[2], pin, cjson.encode(parsed))
   end
 end
-redis.call('XADD', KEYS[3], '*', 'd', ARGV[9], 'p', pin, 't', ARGV[3], 'v', value)
+redis.call('XADD', KEYS[3], '*', 'p', ARGV[3] .. ' ' .. ARGV[9] .. ' ' .. pin .. ' ' .. value)
 local status = redis.call('HGET', KEYS[4], 'status') or 'offline'
 if ARGV[6] == '1' then
   if status ~= 'online' then

@@ -159,6 +159,13 @@ describe('history through every door', () => {
     expect(sum.body.data.points).toEqual([{ timestamp: new Date(Date.parse(at) - (Date.parse(at) % MINUTE)).toISOString(), value: 200 }]);
   });
 
+  it('keeps a value exactly as written, spaces and all', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const at = new Date().toISOString();
+    for (const value of [' a b  c ', '', 'x']) expect((await api('POST', `/data/${device.id}/8`, { value, timestamp: at })).status).toBe(201);
+    expect((await stack.history(device.id, 'V8')).map((p) => p.value)).toEqual([' a b  c ', '', 'x']);
+  });
+
   it('a range delete that cuts minutes leaves the rollups equal to the points left, and aggregates follow', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
