@@ -17,6 +17,9 @@ export function numericValue(value: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** PostgreSQL text cannot hold NUL: it is stored as U+FFFD (else the batch could never be written). */
+const storable = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value);
+
 /**
  * Inserts a batch of points and adds the numeric ones to their one-minute rollups, in one
  * statement (one transaction). A point's `seq` is its stream entry id `ms-n` as one bigint,
@@ -56,7 +59,7 @@ export async function persistPoints(pool: Pool, points: readonly StreamPoint[]):
      )
      SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM rolled) AS buckets`,
     // One JSON parameter: node-postgres's array encoding costs more than JSON.stringify.
-    [JSON.stringify(points.map((p) => ({ entry: p.entryId, device_id: p.deviceId, pin: p.pin, ms: p.ms, value: p.value, num: numericValue(p.value) })))],
+    [JSON.stringify(points.map((p) => ({ entry: p.entryId, device_id: p.deviceId, pin: p.pin, ms: p.ms, value: storable(p.value), num: numericValue(p.value) })))],
   );
   return Number(rows[0]?.inserted ?? 0);
 }

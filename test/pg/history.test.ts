@@ -166,6 +166,12 @@ describe('history through every door', () => {
     expect((await stack.history(device.id, 'V8')).map((p) => p.value)).toEqual([' a b  c ', '', 'x']);
   });
 
+  it('stores a value PostgreSQL text cannot hold (NUL) with U+FFFD in its place, and the points after it', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    for (const value of ['a\u0000b', '2']) expect((await api('POST', `/data/${device.id}/6`, { value, timestamp: new Date().toISOString() })).status).toBe(201);
+    expect((await stack.history(device.id, 'V6')).map((p) => p.value)).toEqual(['a\uFFFDb', '2']);
+  });
+
   it('a range delete that cuts minutes leaves the rollups equal to the points left, and aggregates follow', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
