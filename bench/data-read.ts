@@ -1,19 +1,22 @@
 /**
- * Data-read bench (issue 5): one pin holding a day of per-second points (86,400), read back
- * through GET /api/v1/data/{deviceId}/{pin} raw, aggregated and as CSV, against the service in its
- * own process. Prints a table of best and median times; asserts nothing about them.
+ * Data-read bench (issue 13): pin history in PostgreSQL, read back through
+ * GET /api/v1/data/{deviceId}/{pin} raw, as CSV and aggregated (from the one-minute rollups),
+ * against the service in its own process. Two pins: one point a second for a day (86,400) and one
+ * every 10 s for 30 days (259,200). Also times bulk import through POST /data/{deviceId}/bulk
+ * until every reading is in PostgreSQL. Prints best and median times and the time Redis spent
+ * on each read; asserts nothing about them.
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { keys } from '../common/redis-keys';
+import { createPgPool, type Pool } from '../store/pg/pool';
 import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
-import { DAY_MS, daySeries, writeDirect, type SeriesPoint } from './support/day-series';
+import { DAY_MS, series, writeDirect, type SeriesPoint } from './support/day-series';
 import { envInt } from './support/env';
 import { summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
-import { longestScriptsMs, startCommandLog } from './support/redis-script-time';
+import { redisBusyMicros } from './support/redis-busy';
 import { startService } from './support/service-process';
 import { ms, printRows, printTable } from './support/stats';
 import { timedGet } from './support/timed-get';
@@ -21,24 +24,22 @@ import { timedGet } from './support/timed-get';
 const PIN_NUMBER = 1;
 const PIN = `V${PIN_NUMBER}`;
 const BULK_MAX = 1000;
+const INTERVALS = ['1m', '5m', '1h', '1d'] as const;
+const AGGREGATES = ['avg', 'min', 'max', 'sum'] as const;
 
 interface Query {
   label: string;
   params: Record<string, string>;
 }
 
-function queries(): Query[] {
+function queries(window: { from: string; to: string }, lastDay: { from: string; to: string }): Query[] {
   const list: Query[] = [
-    { label: 'raw, limit 1000', params: { limit: '1000' } },
-    { label: 'raw, limit 100000', params: { limit: '100000' } },
-    { label: 'raw, limit 100000, CSV', params: { limit: '100000', format: 'csv' } },
+    { label: 'raw, limit 1000', params: { ...window, limit: '1000' } },
+    { label: 'raw CSV, whole (last) day', params: { ...lastDay, limit: '100000', format: 'csv' } },
   ];
-  for (const interval of ['1m', '5m', '1h', '1d']) {
-    for (const aggregate of ['avg', 'min', 'max', 'sum']) {
-      list.push({ label: `${aggregate} ${interval}`, params: { aggregate, interval, limit: '100000' } });
-    }
+  for (const interval of INTERVALS) {
+    for (const aggregate of AGGREGATES) list.push({ label: `${aggregate} ${interval}`, params: { ...window, aggregate, interval, limit: '100000' } });
   }
-  list.push({ label: 'avg 1m, CSV', params: { aggregate: 'avg', interval: '1m', limit: '100000', format: 'csv' } });
   return list;
 }
 
@@ -48,56 +49,95 @@ function pointCount(body: string, csv: boolean): number {
   return (JSON.parse(body) as { data: { points: unknown[] } }).data.points.length;
 }
 
-/** Writes the oldest `count` points through POST /bulk (1000 a call); returns readings per second. */
-async function writeBulk(account: BenchAccount, deviceId: string, points: readonly SeriesPoint[]): Promise<number> {
+async function storedPoints(pool: Pool, deviceId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM points WHERE device_id = $1', [deviceId]);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * POSTs the points to /bulk, 1000 readings a call, `lanes` calls at a time; returns readings per
+ * second answered, and per second until all are in PostgreSQL.
+ */
+async function writeBulk(account: BenchAccount, pool: Pool, deviceId: string, points: readonly SeriesPoint[], lanes: number): Promise<[number, number]> {
   const started = performance.now();
-  for (let start = 0; start < points.length; start += BULK_MAX) {
-    const readings = points
-      .slice(start, start + BULK_MAX)
-      .map((p) => ({ pin: PIN_NUMBER, value: p.value, timestamp: new Date(p.ms).toISOString() }));
-    await account.call('POST', `/api/v1/data/${deviceId}/bulk`, { readings });
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < points.length) {
+      const start = next;
+      next += BULK_MAX;
+      const readings = points.slice(start, start + BULK_MAX).map((p) => ({ pin: PIN_NUMBER, value: p.value, timestamp: new Date(p.ms).toISOString() }));
+      await account.call('POST', `/api/v1/data/${deviceId}/bulk`, { readings });
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  const answered = performance.now() - started;
+  while ((await storedPoints(pool, deviceId)) < points.length) await new Promise((r) => setTimeout(r, 20));
+  const persisted = performance.now() - started;
+  return [(points.length * 1000) / answered, (points.length * 1000) / persisted];
+}
+
+async function readAll(
+  baseUrl: string,
+  token: string,
+  redis: Redis,
+  deviceId: string,
+  runs: number,
+  window: { from: string; to: string },
+  lastDay: { from: string; to: string },
+): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const query of queries(window, lastDay)) {
+    const params = new URLSearchParams(query.params);
+    const busyBefore = await redisBusyMicros(redis);
+    const timing = await timedGet(`${baseUrl}/api/v1/data/${deviceId}/${PIN_NUMBER}?${params}`, token, runs);
+    const busy = (await redisBusyMicros(redis)) - busyBefore;
+    const points = pointCount(timing.body, query.params.format === 'csv');
+    rows.push([query.label, String(points), `${(timing.bytes / 1024).toFixed(0)} KiB`, ms(timing.bestMs), ms(timing.medianMs), `${Math.round(busy / runs)} µs`]);
   }
-  return (points.length * 1000) / (performance.now() - started);
+  return rows;
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
   const runs = envInt('BENCH_RUNS', 5);
-  const bulkCount = envInt('BENCH_BULK_READINGS', 1000);
-  process.stdout.write(`data-read bench: one pin, 86,400 points (one a second, the last 24 h), ${runs} runs per query\n${machineLine()}\n`);
+  const bulkCount = envInt('BENCH_BULK_READINGS', 86_400);
+  const lanes = envInt('BENCH_BULK_LANES', 4);
+  process.stdout.write(
+    `data-read bench: one pin at 1/s for a day (86,400 points), one at 1/10 s for 30 days (259,200), ${runs} runs per query\n${machineLine()}\n`,
+  );
   const backends = await startBackends(cleanup);
-  const redis = new Redis(backends.redisUrl, { connectionName: 'bench-writer' });
-  cleanup.add('redis writer', async () => void redis.disconnect());
-  const service = await startService(backends, cleanup);
+  const redis = new Redis(backends.redisUrl, { connectionName: 'bench-observer' });
+  cleanup.add('redis observer', async () => void redis.disconnect());
+  const pool = createPgPool(backends.databaseUrl, 'bench-writer', { statementTimeoutMs: 300_000 });
+  cleanup.add('postgres writer', () => pool.end());
+  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' });
   const account = await createAccount(service.baseUrl);
-  const [deviceId = ''] = await createDevices(account, 1);
+  const [dayDevice = '', monthDevice = ''] = await createDevices(account, 2);
 
   const endMs = Math.floor(Date.now() / 1000) * 1000;
-  const series = daySeries(endMs);
-  const viaHttp = series.slice(0, Math.min(bulkCount, series.length));
-  const bulkRate = await writeBulk(account, deviceId, viaHttp);
+  const day = series(endMs, 86_400, 1000);
+  const month = series(endMs, 259_200, 10_000);
+  const viaHttp = day.slice(0, Math.min(bulkCount, day.length));
+  const [answeredRate, persistedRate] = await writeBulk(account, pool, dayDevice, viaHttp, lanes);
   const directStart = performance.now();
-  await writeDirect(redis, deviceId, PIN, series.slice(viaHttp.length));
+  await writeDirect(pool, dayDevice, PIN, day.slice(viaHttp.length));
+  await writeDirect(pool, monthDevice, PIN, month);
   const directMs = performance.now() - directStart;
-  const stored = await redis.zcard(keys.pinHistory(deviceId, PIN));
-  printRows('\nwriting the day', [
-    ['POST /bulk (HTTP)', `${viaHttp.length} readings at ${bulkRate.toFixed(0)} readings/s (86,400 would take ${(86_400 / bulkRate / 60).toFixed(1)} min)`],
-    ['straight to Redis', `${series.length - viaHttp.length} points in ${ms(directMs)} (same member format, ZADD of 5000)`],
-    ['stored', `${stored} points${stored === series.length ? '' : ` (expected ${series.length})`}`],
+  printRows('\nwriting the data', [
+    ['POST /bulk (HTTP)', `${viaHttp.length} readings, ${lanes} requests at a time: answered at ${answeredRate.toFixed(0)} readings/s, all in PostgreSQL at ${persistedRate.toFixed(0)} readings/s`],
+    ['straight to PostgreSQL', `${day.length - viaHttp.length + month.length} points in ${ms(directMs)} (the persister's batch write, 10,000 a transaction)`],
+    ['stored', `${await storedPoints(pool, dayDevice)} + ${await storedPoints(pool, monthDevice)} points (expected ${day.length} + ${month.length})`],
   ]);
+  await pool.query('VACUUM ANALYZE points');
+  await pool.query('VACUUM ANALYZE rollup_1m');
 
-  const window = { from: new Date(endMs - DAY_MS).toISOString(), to: new Date(endMs).toISOString() };
-  const rows: string[][] = [];
-  await startCommandLog(redis);
-  for (const query of queries()) {
-    const params = new URLSearchParams({ ...window, ...query.params });
-    const timing = await timedGet(`${service.baseUrl}/api/v1/data/${deviceId}/${PIN_NUMBER}?${params}`, account.token, runs);
-    const points = pointCount(timing.body, query.params.format === 'csv');
-    const scriptMs = await longestScriptsMs(redis, runs);
-    rows.push([query.label, String(points), `${(timing.bytes / 1024).toFixed(0)} KiB`, ms(timing.bestMs), ms(timing.medianMs), ms(scriptMs)]);
-  }
-  process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER} over the whole day (service pid ${service.pid})\n`);
-  printTable(['query', 'points', 'size', 'best', 'median', 'Redis script (median)'], rows);
-  process.stdout.write('Redis script: time the read script held Redis, which serves no other client meanwhile\n');
+  const iso = (t: number): string => new Date(t).toISOString();
+  const lastDay = { from: iso(endMs - DAY_MS), to: iso(endMs) };
+  const headers = ['query', 'points', 'size', 'best', 'median', 'Redis busy per read'];
+  process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 86,400 points, the day (service pid ${service.pid})\n`);
+  printTable(headers, await readAll(service.baseUrl, account.token, redis, dayDevice, runs, lastDay, lastDay));
+  process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 259,200 points, 30 days\n`);
+  printTable(headers, await readAll(service.baseUrl, account.token, redis, monthDevice, runs, { from: iso(endMs - 30 * DAY_MS), to: iso(endMs) }, lastDay));
+  process.stdout.write('Redis busy: time Redis spent executing commands (INFO commandstats) during the reads, divided by the reads\n');
   const exit = await service.stop();
   printRows('\nservice log (LOG_LEVEL=warn), start to stop', [
     ['exit on SIGTERM', exit],

@@ -10,17 +10,18 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { MqttClient } from 'mqtt';
-import { keys } from '../common/redis-keys';
 import { MAX_QUEUED_MESSAGES, startMosquitto } from '../scripts/dev-servers';
 import { createAccount, createDevices } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { startBaseline } from './support/baseline-process';
-import { BASELINE_KEY_PREFIX } from './support/baseline-protocol';
+import { baselineHistoryKey } from './support/baseline-protocol';
 import { watchBrokerDrops, type BrokerDrops } from './support/broker-sys';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuMeter, waitForQuiet } from './support/cpu';
 import { envInt } from './support/env';
-import { countOnline, countPoints, readPoints } from './support/history';
+import { countOnline, countPoints, countStoredPoints, readStoredPoints } from './support/history';
+import { historyMemoryPhase } from './support/history-memory';
+import { createPgPool, type Pool } from '../store/pg/pool';
 import { summarizeBrokerLog, summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
 import { closeFleet, connectFleet } from './support/mqtt-fleet';
@@ -44,6 +45,8 @@ interface Run {
   /** The project broker's own dropped-messages count, followed from its start. */
   brokerDrops: BrokerDrops;
   redis: Redis;
+  /** The service's history database, to count what was persisted. */
+  pool: Pool;
   fleet: MqttClient[];
   deviceIds: string[];
   rate: number;
@@ -83,13 +86,12 @@ async function servicePhase(run: Run, service: ServiceProcess, account: { token:
   const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${PIN}`);
   const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
   const healthz = await health.stop();
-  const historyKeys = run.deviceIds.map((id) => keys.pinHistory(id, PIN));
-  const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
+  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, PIN), outcome.acked);
   const received = await settle(() => updates.samples.length, outcome.acked);
   const cpuShare = cpu.since();
   updates.close();
 
-  const points = await readPoints(run.redis, historyKeys);
+  const points = await readStoredPoints(run.pool, run.deviceIds, PIN);
   const throughput = ratePerSecond(points.map((p) => p.storedAt));
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
   const bridge = await bridgeCounters(service.metricsUrl);
@@ -113,7 +115,7 @@ async function baselinePhase(run: Run, service: ServiceProcess): Promise<PhaseRe
   const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, 'service (idle)': service.pid, bench: process.pid });
   const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${PIN}`);
   const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
-  const historyKeys = run.deviceIds.map((id) => BASELINE_KEY_PREFIX + keys.pinHistory(id, PIN));
+  const historyKeys = run.deviceIds.map((id) => baselineHistoryKey(id, PIN));
   const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
   const cpuShare = cpu.since();
   const report = await baseline.report();
@@ -144,7 +146,7 @@ async function overloadProjectBroker(run: Run, service: ServiceProcess): Promise
   const factor = envInt('BENCH_OVERLOAD_FACTOR', 3);
   const seconds = envInt('BENCH_OVERLOAD_SECONDS', 10);
   process.stdout.write(`\n--- above saturation: one node, ${factor}× the rate it stores, ${seconds} s ---\n`);
-  const common = { service, fleet: run.fleet, redis: run.redis, deviceIds: run.deviceIds, topicRoot: SERVICE_ROOT, brokerDrops: run.brokerDrops };
+  const common = { service, fleet: run.fleet, pool: run.pool, deviceIds: run.deviceIds, topicRoot: SERVICE_ROOT, brokerDrops: run.brokerDrops };
   const calibration = await overloadPhase({
     ...common,
     label: 'calibration flood (project broker config)',
@@ -185,7 +187,7 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
     label: "Mosquitto's default queue (max_queued_messages 1000 per client)",
     service,
     fleet,
-    redis: run.redis,
+    pool: run.pool,
     deviceIds: run.deviceIds,
     topicRoot: SERVICE_ROOT,
     pin: OVERLOAD_PINS.mosquittoDefault,
@@ -210,6 +212,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('broker $SYS watcher', () => brokerDrops.close());
   const redis = new Redis(backends.redisUrl, { connectionName: 'bench-inspector' });
   cleanup.add('redis inspector', async () => void redis.disconnect());
+  const pool = createPgPool(backends.databaseUrl, 'bench-inspector');
+  cleanup.add('postgres inspector', () => pool.end());
   const service = await startService(backends, cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
 
   const account = await createAccount(service.baseUrl);
@@ -224,10 +228,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`waited ${waited.toFixed(0)} s (at most 60) for the service and Temporal to go quiet after starting the twins\n`);
 
   // The baseline first, while the service idles (its topic root gets nothing) and no twin has woken yet.
-  const run: Run = { backends, brokerDrops, redis, fleet, deviceIds, rate, seconds, cleanup };
+  const run: Run = { backends, brokerDrops, redis, pool, fleet, deviceIds, rate, seconds, cleanup };
   const base = await baselinePhase(run, service);
   const measured = await servicePhase(run, service, account);
   const overload = await overloadProjectBroker(run, service);
+  await historyMemoryPhase({ service, account, redis, pool, points: envInt('BENCH_MEMORY_POINTS', 1_000_000) });
   const exit = await service.stop();
   printRows('service log (LOG_LEVEL=warn), start to stop', [
     ['exit on SIGTERM', exit],

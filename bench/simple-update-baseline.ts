@@ -7,6 +7,7 @@
 import express from 'express';
 import { Redis } from 'ioredis';
 import { keys } from '../common/redis-keys';
+import { baselineHistoryKey } from './support/baseline-protocol';
 
 const redisUrl = process.env.REDIS_URL;
 const port = Number(process.env.BASELINE_PORT);
@@ -26,7 +27,7 @@ app.get('/update', async (req, res) => {
   await redis
     .multi()
     .hset(keys.devicePins(device), pin, JSON.stringify({ value, updatedAt: new Date(now).toISOString() }))
-    .zadd(keys.pinHistory(device, pin), now, `${now}:${value}`)
+    .zadd(baselineHistoryKey(device, pin), now, `${now}:${value}`)
     .exec();
   res.json({ success: true, pin, value, delivered: false });
 });

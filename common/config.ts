@@ -45,6 +45,11 @@ export const configSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   DEVICE_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(60),
   HISTORY_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  /**
+   * Points written and not yet persisted to PostgreSQL that the history stream holds before ingest
+   * refuses writes (503 naming postgres, no MQTT ack): the outage a node rides out (docs/operations.md).
+   */
+  HISTORY_STREAM_MAX: z.coerce.number().int().positive().default(1_000_000),
   DEFAULT_PLAN: plan.default('free'),
   ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   CREDENTIAL_KEY: z

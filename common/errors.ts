@@ -58,7 +58,7 @@ export function isAppError(e: unknown): e is AppError {
 }
 
 /** The servers a request may need; named in a 503's details as `{field: 'dependency', problem: <name>}`. */
-export type Dependency = 'redis' | 'temporal' | 'mqtt';
+export type Dependency = 'redis' | 'temporal' | 'mqtt' | 'postgres';
 
 /**
  * A dependency did not answer in time or could not be reached. Thrown by the clients of Redis,

@@ -17,14 +17,19 @@ export const keys = {
    * deployments (or test stacks) sharing a Redis each carry out their own.
    */
   outbox: (taskQueue: string) => `outbox:${taskQueue}`,
+  /**
+   * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
+   * value, drained by every node's history persister (gateway/history/persister.ts). One per task
+   * queue, like the outbox. Each entry is one field `p`: `{ms} {deviceId} {pin} {value}` (the
+   * value last, so it may hold spaces; one field keeps entries small and cheap to read).
+   */
+  historyStream: (taskQueue: string) => `history:${taskQueue}`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */
   deviceState: (deviceId: string) => `device:${deviceId}:state`,
   /** Latest value of each pin: field = pin name, value = JSON `{value, updatedAt}`. */
   devicePins: (deviceId: string) => `device:${deviceId}:pins`,
-  /** History of one pin: sorted set scored by epoch milliseconds. */
-  pinHistory: (deviceId: string, pin: string) => `device:${deviceId}:history:${pin}`,
   /** Pin locks: field = pin name, value = JSON `{lockedAt, widgetId}`. Written by the twin's activities. */
   deviceLocks: (deviceId: string) => `device:${deviceId}:locks`,
   /**

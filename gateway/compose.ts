@@ -8,6 +8,8 @@ import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
 import { createRedis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { createStores } from '../store';
+import { openHistoryDatabase } from '../store/pg/history-db';
+import { startHistoryPersister } from './history/persister';
 import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
 import { meteredIngest } from './ingest/metered-ingest';
@@ -33,13 +35,22 @@ export interface ComposedGateway {
 /** Connects a gateway node to Redis, the broker and Temporal, from validated config. */
 export async function composeGateway(config: Config, logger: Logger, credentialKey: string): Promise<ComposedGateway> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for a gateway node');
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for a gateway node: pin history lives in PostgreSQL');
   const nodeId = randomUUID().slice(0, 8);
+  // Migrated and maintained by every node at start; a node that cannot reach it does not start.
+  const historyDb = await openHistoryDatabase(
+    config.DATABASE_URL,
+    `dds-gateway-${config.NODE_ID}`,
+    config.HISTORY_RETENTION_DAYS,
+    logger.child({ component: 'history-db' }),
+  );
   const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
   const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
   const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
   // The relay's XREADGROUP blocks for up to a second: its connection's deadline is longer than that.
   const outboxRedis = createRedis(config.REDIS_URL, `dds-outbox-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
-  for (const client of [redis, sub, rulesSub, outboxRedis]) {
+  const historyRedis = createRedis(config.REDIS_URL, `dds-history-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
+  for (const client of [redis, sub, rulesSub, outboxRedis, historyRedis]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   }
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
@@ -61,13 +72,24 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const broker = await brokerCredentialsFromConfig(config, logger);
   const settler = createSettler(logger);
 
-  const stores = createStores(redis, config, credentialKey);
+  const stores = createStores(redis, historyDb.pool, config, credentialKey);
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
-  const carryOut = carryOutIntents({ notification: notify, twins, broker });
+  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries });
   const relay = await startOutboxRelay({ redis: outboxRedis, stream: outbox, consumer: config.NODE_ID, handle: carryOut, logger });
   metrics.outbox.backlog(relay.backlog);
+  const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
+  const persister = await startHistoryPersister({
+    redis: historyRedis,
+    pool: historyDb.pool,
+    stream: historyStream,
+    consumer: config.NODE_ID,
+    retentionDays: config.HISTORY_RETENTION_DAYS,
+    logger: logger.child({ component: 'history-persister' }),
+  });
+  metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
+  metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
   const ingest = createIngest({
     redis,
     mqtt,
@@ -77,7 +99,8 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     outbox,
     logger,
     topicRoot: config.MQTT_TOPIC_ROOT,
-    retentionMs: config.HISTORY_RETENTION_DAYS * 86_400_000,
+    historyStream,
+    historyStreamMax: config.HISTORY_STREAM_MAX,
   });
   const ingestClients = Array.from({ length: config.MQTT_INGEST_CONNECTIONS }, (_, n) =>
     createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`),
@@ -126,8 +149,9 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await ingest.drain();
       await relay.stop();
       await settler.stop();
-      await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close()]);
-      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit()]);
+      await persister.stop();
+      await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close(), historyDb.close()]);
+      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit(), historyRedis.quit()]);
     },
   };
 }

@@ -12,7 +12,6 @@ import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
 import { temporalLogger } from '../workers/temporal-logger';
-import { openHistoryDatabase } from '../store/pg/history-db';
 import { startMosquitto, startPostgres, startRedis, startTemporal } from './dev-servers';
 import { writeLocalEndpoints } from './local-endpoints';
 
@@ -69,8 +68,6 @@ async function main(): Promise<void> {
   const config = loadConfig(env);
   const logger = createLogger(config.LOG_LEVEL, 'dds', { pretty: process.stdout.isTTY === true });
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
-  // History still lives in Redis (issue 13 switches it later): PostgreSQL is only made ready here.
-  const historyDb = await openHistoryDatabase(env.DATABASE_URL, 'dds-node', config.HISTORY_RETENTION_DAYS, logger.child({ component: 'history-db' }));
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
   const workerRedis = createRedis(config.REDIS_URL, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
@@ -98,7 +95,7 @@ async function main(): Promise<void> {
     await composed.stop();
     worker.shutdown();
     await running;
-    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close(), historyDb.close()]);
+    await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close()]);
     for (const stop of stops.reverse()) await stop();
   });
 }

@@ -7,6 +7,7 @@ import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
 import { createPinSeriesStore } from './pin-series';
+import type { Pool } from './pg/pool';
 import { createPinStore } from './pins';
 import { createProjectStore } from './projects';
 import { createRateLimitStore } from './rate-limits';
@@ -15,9 +16,10 @@ import { createSessionStore } from './sessions';
 import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
-/** Every repository over one Redis connection. */
-export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE'>, credentialKey: string) {
+/** Every repository over one Redis connection, and pin history over the PostgreSQL pool. */
+export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE'>, credentialKey: string) {
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
+  const pinSeries = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
   return {
     users: createUserStore(redis),
     sessions: createSessionStore(redis, config.ACCESS_TOKEN_TTL_S),
@@ -28,8 +30,8 @@ export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TT
     widgets: createWidgetStore(redis, outbox),
     rules: createRuleStore(redis, outbox),
     notifications: createNotificationQueries(redis),
-    pinSeries: createPinSeriesStore(redis),
-    pins: createPinStore(redis),
+    pinSeries,
+    pins: createPinStore(redis, pinSeries),
     rateLimits: createRateLimitStore(redis),
     loginThrottle: createLoginThrottleStore(redis),
   };

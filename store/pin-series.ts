@@ -1,11 +1,18 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { waitPersisted } from './history-stream';
 import { luaScript } from './lua/load';
 import { parseLatestValue } from './latest-value';
+import { deleteDeviceHistory, deletePointRange, newestPoint } from './pg/history-deletes';
+import { aggregatePoints, rawPointPages, rawPoints, textPoints, type NumericPoint, type TextPoint } from './pg/history-reads';
+import type { Pool } from './pg/pool';
+import { withPostgres } from './pg/unavailable';
 
 /**
- * Reads and range deletes of a pin's history, computed inside Redis so a day of per-second points
- * (86,400) never crosses the wire to be aggregated (series-*.lua). History members are `${ms}:${value}`.
+ * Pin history: reads, range deletes and device forgetting, in PostgreSQL (store/pg/). Points reach
+ * it through the history stream; every operation here first waits until the points written before
+ * it are persisted (waitPersisted), so a read returns what was just written and a delete removes it.
+ * PostgreSQL down: DependencyUnavailableError('postgres'), a 503 naming it.
  */
 export const AGGREGATES = ['avg', 'min', 'max', 'sum'] as const;
 export type Aggregate = (typeof AGGREGATES)[number];
@@ -13,59 +20,67 @@ export type Aggregate = (typeof AGGREGATES)[number];
 export const INTERVALS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
 export type Interval = keyof typeof INTERVALS;
 
-export interface Point {
-  timestamp: string;
-  value: number;
-}
+export type Point = NumericPoint;
 
-function toPoints(flat: string[]): Point[] {
-  const points: Point[] = [];
-  for (let i = 0; i < flat.length; i += 2) {
-    points.push({ timestamp: new Date(Number(flat[i])).toISOString(), value: Number(flat[i + 1]) });
-  }
-  return points;
-}
+/** How long an operation waits for the points written before it to reach PostgreSQL. */
+const SETTLE_TIMEOUT_MS = 3_000;
 
-const raw = luaScript('series-raw-1');
-const aggregate = luaScript('series-aggregate-1');
-const deleteRange = luaScript('series-delete-range-2');
+const replaceLatest = luaScript('replace-latest-1');
 
-export function createPinSeriesStore(redis: Redis) {
+export function createPinSeriesStore(redis: Redis, pool: Pool, stream: string) {
+  const settled = () => waitPersisted(redis, stream, SETTLE_TIMEOUT_MS);
   return {
+    /** The newest `limit` numeric points of [from, to], oldest first. */
     async raw(deviceId: string, pin: string, from: Date, to: Date, limit: number): Promise<Point[]> {
-      const flat = (await raw(redis, [keys.pinHistory(deviceId, pin)], [from.getTime(), to.getTime(), limit])) as string[];
-      return toPoints(flat);
+      await settled();
+      return withPostgres(() => rawPoints(pool, deviceId, pin, from, to, limit));
     },
 
-    async aggregate(
-      deviceId: string,
-      pin: string,
-      window: { from: Date; to: Date },
-      fn: Aggregate,
-      interval: Interval,
-      limit: number,
-    ): Promise<Point[]> {
-      const flat = (await aggregate(
-        redis,
-        [keys.pinHistory(deviceId, pin)],
-        [window.from.getTime(), window.to.getTime(), INTERVALS[interval], fn, limit],
-      )) as string[];
-      return toPoints(flat);
+    /** The same points as `raw`, in pages from the database (a streamed response never holds them all). */
+    async *rawPages(deviceId: string, pin: string, from: Date, to: Date, limit: number): AsyncGenerator<Point[]> {
+      await settled();
+      const pages = rawPointPages(pool, deviceId, pin, { from, to, limit });
+      for (;;) {
+        const next = await withPostgres(() => pages.next());
+        if (next.done) return;
+        yield next.value;
+      }
     },
 
-    /** Deletes the points between `from` and `to` (either open); returns how many went. */
+    /** Per-bucket aggregates of [from, to] (from the one-minute rollups), newest `limit` buckets, oldest first. */
+    async aggregate(deviceId: string, pin: string, window: { from: Date; to: Date }, fn: Aggregate, interval: Interval, limit: number): Promise<Point[]> {
+      await settled();
+      return withPostgres(() => aggregatePoints(pool, deviceId, pin, window, fn, INTERVALS[interval], limit));
+    },
+
+    /** The newest `limit` points (any value) between `from` and `to` (either open), oldest first. */
+    async text(deviceId: string, pin: string, window: { from: Date | null; to: Date | null; limit: number }): Promise<TextPoint[]> {
+      await settled();
+      return withPostgres(() => textPoints(pool, deviceId, pin, window));
+    },
+
+    /**
+     * Deletes the points between `from` and `to` (either open); returns how many went. When the
+     * latest value was one of them it falls back to the newest point left, or goes with the last one.
+     */
     async deleteRange(deviceId: string, pin: string, from: Date | null, to: Date | null): Promise<number> {
-      return (await deleteRange(
-        redis,
-        [keys.pinHistory(deviceId, pin), keys.devicePins(deviceId)],
-        [
-          from ? from.getTime() : '-inf',
-          to ? to.getTime() : '+inf',
-          pin,
-          from ? from.toISOString() : '',
-          to ? to.toISOString() : '~',
-        ],
-      )) as number;
+      await settled();
+      const before = await redis.hget(keys.devicePins(deviceId), pin);
+      const deleted = await withPostgres(() => deletePointRange(pool, deviceId, pin, from, to));
+      const latest = parseLatestValue(before);
+      const taken = latest && (!from || latest.updatedAt >= from.toISOString()) && (!to || latest.updatedAt <= to.toISOString());
+      if (before !== null && taken) {
+        const left = await withPostgres(() => newestPoint(pool, deviceId, pin));
+        const replacement = left ? JSON.stringify({ value: left.value, updatedAt: left.timestamp }) : '';
+        await replaceLatest(redis, [keys.devicePins(deviceId)], [pin, before, replacement]);
+      }
+      return deleted;
+    },
+
+    /** Removes every point of devices that were deleted (after those still in the stream are persisted). */
+    async forgetDevices(deviceIds: readonly string[]): Promise<void> {
+      await settled();
+      await withPostgres(() => deleteDeviceHistory(pool, deviceIds));
     },
 
     /** The latest value of a pin, or null when none was ever recorded (or all were deleted). */

@@ -2,6 +2,7 @@ import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { parseLatestValue } from './latest-value';
 import { pinLabels } from './pin-labels';
+import type { PinSeriesStore } from './pin-series';
 
 /** A recorded pin as the external interfaces show it (SPEC §2.7). */
 export interface PinView {
@@ -22,7 +23,7 @@ function toView(pin: string, json: string | null, labels: Map<string, string>): 
 }
 
 /** Reads of the latest values (with their labels) and the raw history of a device's pins. */
-export function createPinStore(redis: Redis) {
+export function createPinStore(redis: Redis, series: PinSeriesStore) {
   return {
     /** Every recorded pin of the device, ordered by name (A, D, V; numerically within each). */
     async all(deviceId: string): Promise<PinView[]> {
@@ -38,32 +39,14 @@ export function createPinStore(redis: Redis) {
       return toView(pin, json, labels);
     },
 
-    /**
-     * The newest `limit` points of a pin between `from` and `to` (either open), oldest first; null
-     * when the pin has no recorded value. History members are `${ms}:${value}`: the value is
-     * everything after the first ':'.
-     */
+    /** The newest `limit` points of a pin between `from` and `to` (either open), oldest first; null when the pin has no recorded value. */
     async history(
       deviceId: string,
       pin: string,
       window: { from: Date | null; to: Date | null; limit: number },
     ): Promise<HistoryPoint[] | null> {
-      const [recorded, members] = await Promise.all([
-        redis.hexists(keys.devicePins(deviceId), pin),
-        redis.zrevrangebyscore(
-          keys.pinHistory(deviceId, pin),
-          window.to ? window.to.getTime() : '+inf',
-          window.from ? window.from.getTime() : '-inf',
-          'LIMIT',
-          0,
-          window.limit,
-        ),
-      ]);
-      if (recorded === 0) return null;
-      return members.reverse().map((member) => {
-        const sep = member.indexOf(':');
-        return { value: member.slice(sep + 1), timestamp: new Date(Number(member.slice(0, sep))).toISOString() };
-      });
+      if ((await redis.hexists(keys.devicePins(deviceId), pin)) === 0) return null;
+      return (await series.text(deviceId, pin, window)).map((p) => ({ value: p.value, timestamp: p.timestamp }));
     },
   };
 }

@@ -5,14 +5,15 @@ import { luaScript } from './lua/load';
 
 /**
  * The ingest pipeline's one Redis round trip: checks the device exists and (for writes toward the
- * device) that the pin is not locked; stores the latest value (unless a newer one is there) and a
- * history point trimmed to the retention window; moves lastSeen forward for values the device
+ * device) that the pin is not locked; stores the latest value (unless a newer one is there) and
+ * appends the point to the history stream (persisted to PostgreSQL by gateway/history/persister.ts); moves lastSeen forward for values the device
  * reported; flips the edge state of threshold rules and returns those that just crossed, writing the
  * notification each crossing raises to the outbox in the same step; and, for
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
  * value per pin), in the same step, for its twin to deliver when it comes online (store-point-9.lua).
- * Throws StoreError DEVICE_GONE or PIN_LOCKED, having written nothing.
+ * Throws StoreError DEVICE_GONE, PIN_LOCKED, or HISTORY_BACKLOG when the history stream is full
+ * (PostgreSQL down or behind: an HTTP write answers 503 naming postgres), having written nothing.
  */
 const run = luaScript('store-point-9');
 
@@ -21,7 +22,9 @@ export interface StorePointInput {
   pin: string;
   value: string;
   at: Date;
-  retentionMs: number;
+  /** The history stream (keys.historyStream) and how many unpersisted points it may hold. */
+  historyStream: string;
+  historyStreamMax: number;
   /** A write toward the device: honours pin locks, and is kept for the device when it is not online. */
   towardDevice: boolean;
   fromDevice: boolean;
@@ -50,7 +53,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     [
       keys.device(input.deviceId),
       keys.devicePins(input.deviceId),
-      keys.pinHistory(input.deviceId, input.pin),
+      input.historyStream,
       keys.deviceState(input.deviceId),
       keys.deviceLocks(input.deviceId),
       keys.deviceRuleState(input.deviceId),
@@ -63,11 +66,11 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.value,
       ms,
       input.at.toISOString(),
-      Date.now() - input.retentionMs,
+      input.historyStreamMax,
       input.towardDevice ? '1' : '0',
       input.fromDevice ? '1' : '0',
       input.wakeTtlS,
-      input.retentionMs,
+      input.deviceId,
       new Date().toISOString(),
       ...input.ruleStates.flatMap(([id, inside, raises]) => [id, inside ? '1' : '0', raises ? JSON.stringify(raises) : '']),
     ],

@@ -13,7 +13,7 @@ export interface Backends {
   mqttUsername: string;
   mqttPassword: string;
   temporalAddress: string;
-  /** The node's PostgreSQL (a throw-away cluster, so `start.js` does not make its own under ./data). */
+  /** PostgreSQL for history: durable (fsync on), as `npm start` runs it, so write figures are honest. */
   databaseUrl: string;
   pids: { redis: number; mosquitto: number; temporal: number; postgres: number };
 }
@@ -31,7 +31,7 @@ export async function startBackends(cleanup: Cleanup): Promise<Backends> {
     track('redis', startRedis({ dir })),
     track('mosquitto', startMosquitto({ dir })),
     track('temporal', startTemporal({ dir, projectRoot: REPO_ROOT })),
-    track('postgres', startPostgres({ dir })),
+    track('postgres', startPostgres({ dir, durable: true })),
   ] as const;
   // Settle all first: a server still booting when another fails must be tracked before cleanup runs.
   await Promise.allSettled(pending);

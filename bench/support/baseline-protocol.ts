@@ -18,3 +18,9 @@ export type BaselineCommand = { type: 'report' };
 
 /** The baseline writes the service's key layout under this prefix, apart from the service's own keys. */
 export const BASELINE_KEY_PREFIX = 'baseline:';
+
+/**
+ * Where the baseline keeps each point: a sorted set per pin (scored by when it was written), the
+ * cheapest Redis write that keeps every point; the service appends to its history stream instead.
+ */
+export const baselineHistoryKey = (deviceId: string, pin: string): string => `${BASELINE_KEY_PREFIX}history:${deviceId}:${pin}`;

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { createMqttClient } from '../../common/mqtt';
 import { deviceTopicFilters } from '../../common/mqtt-topics';
 import { keys } from '../../common/redis-keys';
-import { BASELINE_KEY_PREFIX, type BaselineCommand, type BaselineEvent } from './baseline-protocol';
+import { BASELINE_KEY_PREFIX, baselineHistoryKey, type BaselineCommand, type BaselineEvent } from './baseline-protocol';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -49,7 +49,7 @@ function main(): void {
     redis
       .pipeline()
       .hset(BASELINE_KEY_PREFIX + keys.devicePins(deviceId), pin, JSON.stringify({ value, updatedAt: iso }))
-      .zadd(BASELINE_KEY_PREFIX + keys.pinHistory(deviceId, pin), now, `${now}:${value}`)
+      .zadd(baselineHistoryKey(deviceId, pin), now, `${now}:${value}`)
       .hset(BASELINE_KEY_PREFIX + keys.deviceState(deviceId), 'lastSeen', iso)
       .exec()
       .then(

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import { keys } from '../../common/redis-keys';
+import { persistPoints, type StreamPoint } from '../../store/pg/persist-points';
+import type { Pool } from '../../store/pg/pool';
 
 export const DAY_MS = 86_400_000;
 
@@ -8,27 +8,22 @@ export interface SeriesPoint {
   value: string;
 }
 
-/** One point a second for the 24 hours ending at `endMs` (86,400 points): a daily sine plus a small sawtooth. */
-export function daySeries(endMs: number): SeriesPoint[] {
-  const count = DAY_MS / 1000;
-  return Array.from({ length: count }, (_, i) => ({
-    ms: endMs - (count - 1 - i) * 1000,
-    value: (20 + 5 * Math.sin((2 * Math.PI * i) / count) + (i % 7) * 0.1).toFixed(2),
-  }));
+/** `count` points `stepMs` apart ending at `endMs`: a daily sine plus a small sawtooth. */
+export function series(endMs: number, count: number, stepMs: number): SeriesPoint[] {
+  return Array.from({ length: count }, (_, i) => {
+    const ms = endMs - (count - 1 - i) * stepMs;
+    return { ms, value: (20 + 5 * Math.sin((2 * Math.PI * (ms % DAY_MS)) / DAY_MS) + (i % 7) * 0.1).toFixed(2) };
+  });
 }
 
 /**
- * Writes points straight into a pin's history with the ingest pipeline's member format
- * (`${ms}:${value}`, score ms) and sets the pin's latest value to the newest, `chunk` members per ZADD.
+ * Writes points straight into PostgreSQL with the persister's own batch write (points and
+ * rollups, exactly as the history stream would bring them), `chunk` points per transaction.
+ * Entry ids are made up from the point times, unique per point.
  */
-export async function writeDirect(redis: Redis, deviceId: string, pin: string, points: readonly SeriesPoint[], chunk = 5000): Promise<void> {
-  const history = keys.pinHistory(deviceId, pin);
+export async function writeDirect(pool: Pool, deviceId: string, pin: string, points: readonly SeriesPoint[], chunk = 10_000): Promise<void> {
   for (let start = 0; start < points.length; start += chunk) {
-    const args = points.slice(start, start + chunk).flatMap((p) => [p.ms, `${p.ms}:${p.value}`]);
-    await redis.zadd(history, ...args);
-  }
-  const newest = points[points.length - 1];
-  if (newest) {
-    await redis.hset(keys.devicePins(deviceId), pin, JSON.stringify({ value: newest.value, updatedAt: new Date(newest.ms).toISOString() }));
+    const batch = points.slice(start, start + chunk).map((p, i): StreamPoint => ({ entryId: `${p.ms}-${start + i}`, deviceId, pin, ms: p.ms, value: p.value }));
+    await persistPoints(pool, batch);
   }
 }

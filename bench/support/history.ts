@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { keys } from '../../common/redis-keys';
+import type { Pool } from '../../store/pg/pool';
 
 /** Sum of ZCARD over the keys, in one pipeline. */
 export async function countPoints(redis: Redis, keys: readonly string[]): Promise<number> {
@@ -10,25 +11,28 @@ export async function countPoints(redis: Redis, keys: readonly string[]): Promis
 }
 
 export interface StoredPoint {
-  /** Score: when the writer stored it (epoch ms). */
+  /** When the writer stored it (epoch ms). */
   storedAt: number;
   /** The member's value part: here the publisher's send time. */
   value: string;
 }
 
-/** Every member of history sorted sets whose members are `${ms}:${value}`. */
-export async function readPoints(redis: Redis, keys: readonly string[]): Promise<StoredPoint[]> {
-  const pipeline = redis.pipeline();
-  for (const key of keys) pipeline.zrange(key, '0', '-1');
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.flatMap(([err, members]) =>
-    err
-      ? []
-      : (members as string[]).map((member) => {
-          const sep = member.indexOf(':');
-          return { storedAt: Number(member.slice(0, sep)), value: member.slice(sep + 1) };
-        }),
+/** How many points the devices' pin has in PostgreSQL. */
+export async function countStoredPoints(pool: Pool, deviceIds: readonly string[], pin: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM points WHERE device_id = ANY($1::uuid[]) AND pin = $2', [deviceIds, pin]);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Every point of the devices' pin in PostgreSQL. A device's own value is stamped when ingest took
+ * it (its point's ts), so `storedAt` is that; here the value is the publisher's send time.
+ */
+export async function readStoredPoints(pool: Pool, deviceIds: readonly string[], pin: string): Promise<StoredPoint[]> {
+  const { rows } = await pool.query<{ at: string; value: string }>(
+    'SELECT (extract(epoch FROM ts) * 1000)::bigint::text AS at, value FROM points WHERE device_id = ANY($1::uuid[]) AND pin = $2',
+    [deviceIds, pin],
   );
+  return rows.map((r) => ({ storedAt: Number(r.at), value: r.value }));
 }
 
 /** How many of the devices the twins' Redis mirror shows online. */

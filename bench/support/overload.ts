@@ -1,8 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { MqttClient } from 'mqtt';
-import { keys } from '../../common/redis-keys';
 import type { BrokerDrops } from './broker-sys';
-import { countPoints, readPoints } from './history';
+import type { Pool } from '../../store/pg/pool';
+import { countStoredPoints, readStoredPoints } from './history';
 import { publishPaced } from './paced-publish';
 import { sampleQueueLag, type LagSample } from './queue-lag';
 import type { ServiceProcess } from './service-process';
@@ -18,7 +17,8 @@ export interface OverloadRun {
   label: string;
   service: ServiceProcess;
   fleet: readonly MqttClient[];
-  redis: Redis;
+  /** The history store's PostgreSQL, where stored values are counted. */
+  pool: Pool;
   deviceIds: readonly string[];
   topicRoot: string;
   pin: string;
@@ -60,7 +60,6 @@ function timeline(samples: readonly LagSample[], from: number, stepS: number): s
  * against what was stored. Values are on their own pin, so each run counts only its own.
  */
 export async function overloadPhase(run: OverloadRun): Promise<OverloadResult> {
-  const historyKeys = run.deviceIds.map((id) => keys.pinHistory(id, run.pin));
   const topics = run.deviceIds.map((id) => `${run.topicRoot}/${id}/pin/${run.pin}`);
   const brokerBefore = await run.brokerDrops.settled();
   const lag = sampleQueueLag(run.service.metricsUrl);
@@ -68,11 +67,11 @@ export async function overloadPhase(run: OverloadRun): Promise<OverloadResult> {
   const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
   const publishedAt = startedAt + outcome.seconds * 1000;
   const drained = await lag.below(DRAINED_S, DRAIN_CAP_MS);
-  const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked, 3000, 30_000);
+  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, run.pin), outcome.acked, 3000, 30_000);
   const samples = await lag.stop();
   const brokerAfter = await run.brokerDrops.settled();
 
-  const storedRate = ratePerSecond((await readPoints(run.redis, historyKeys)).map((p) => p.storedAt));
+  const storedRate = ratePerSecond((await readStoredPoints(run.pool, run.deviceIds, run.pin)).map((p) => p.storedAt));
   const peak = samples.reduce((max, s) => Math.max(max, s.lag), 0);
   const drainedAt = samples.find((s) => s.at > publishedAt && s.lag < DRAINED_S)?.at;
   const drainSeconds = drained && drainedAt !== undefined ? (drainedAt - publishedAt) / 1000 : NaN;

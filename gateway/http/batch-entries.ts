@@ -10,11 +10,26 @@ import { dependencyDown } from './dependency-down';
 export type EntryOutcome = 'stored' | 'not stored' | 'unknown';
 
 /**
+ * The answer to a batch that `err` interrupted: for a dependency that failed, 503
+ * SERVICE_UNAVAILABLE naming it, followed by one detail per entry `{field: "<field>.<i>",
+ * problem: <EntryOutcome>}`, so a client knows exactly which entries were stored and never reads
+ * success for one that was not; any other error as it is.
+ */
+export function batchInterrupted(err: unknown, field: string, outcomes: readonly EntryOutcome[]): unknown {
+  const dependency = dependencyDown(err);
+  if (!dependency) return err;
+  const details: ErrorDetail[] = outcomes.map((problem, i) => ({ field: `${field}.${i}`, problem }));
+  const count = (outcome: EntryOutcome) => outcomes.filter((o) => o === outcome).length;
+  return serviceUnavailable(
+    dependency,
+    `${dependency} became unavailable during the batch: ${count('stored')} of ${outcomes.length} entries stored, ${count('unknown')} unknown, the rest not written (details say which)`,
+    details,
+  );
+}
+
+/**
  * Writes the entries of a batch one after another, in order. When a dependency fails midway the
- * rest are not attempted and the request answers 503 SERVICE_UNAVAILABLE naming the dependency,
- * followed by one detail per entry `{field: "<field>.<i>", problem: <EntryOutcome>}`, so a client
- * knows exactly which entries were stored and never reads success for one that was not. Any other
- * error is rethrown as it is.
+ * rest are not attempted and the request answers as `batchInterrupted` says.
  */
 export async function writeEntries<E, R>(
   entries: readonly E[],
@@ -22,26 +37,16 @@ export async function writeEntries<E, R>(
   write: (entry: E) => Promise<R>,
   stored: (result: R) => boolean,
 ): Promise<R[]> {
+  const outcomes: EntryOutcome[] = entries.map(() => 'not stored');
   const results: R[] = [];
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
+    outcomes[i] = 'unknown';
     try {
       results.push(await write(entry));
     } catch (err) {
-      const dependency = dependencyDown(err);
-      if (!dependency) throw err;
-      const outcome = (i: number): EntryOutcome => {
-        const done = results[i];
-        if (done !== undefined) return stored(done) ? 'stored' : 'not stored';
-        return i === results.length ? 'unknown' : 'not stored';
-      };
-      const details: ErrorDetail[] = entries.map((_, i) => ({ field: `${field}.${i}`, problem: outcome(i) }));
-      const storedCount = details.filter((d) => d.problem === 'stored').length;
-      throw serviceUnavailable(
-        dependency,
-        `${dependency} became unavailable during the batch: ${storedCount} of ${entries.length} entries stored, entry ${results.length} unknown, the rest not written (details say which)`,
-        details,
-      );
+      throw batchInterrupted(err, field, outcomes);
     }
+    outcomes[i] = stored(results[i] as R) ? 'stored' : 'not stored';
   }
   return results;
 }

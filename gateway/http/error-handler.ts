@@ -67,6 +67,7 @@ export const STORE_ERROR_HTTP = {
   DEVICE_GONE: 'DEVICE_NOT_FOUND',
   PIN_LOCKED: 'PIN_LOCKED',
   KEPT_CHANGING: 'CONFLICT',
+  HISTORY_BACKLOG: 'SERVICE_UNAVAILABLE',
 } as const satisfies Record<StoreErrorCode, ErrorCode>;
 
 /**
@@ -76,6 +77,7 @@ export const STORE_ERROR_HTTP = {
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (err instanceof StoreError && err.code === 'HISTORY_BACKLOG') return serviceUnavailable('postgres');
   if (err instanceof StoreError) return new AppError(STORE_ERROR_HTTP[err.code], err.message);
   if (isRequestReadError(err)) return requestReadError(err);
   const dependency = dependencyDown(err);

@@ -9,6 +9,7 @@ import { createPendingCommandStore } from '../../store/pending-commands';
 import type { TwinClient } from '../twin-client';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
+import { importPoints, type ImportReading, type ImportResult } from '../../store/import-points';
 import { storePoint, type StorePointResult } from '../../store/store-point';
 import { STORE_ERROR_HTTP } from '../http/error-handler';
 import { insideCondition } from './threshold';
@@ -47,7 +48,9 @@ export interface IngestDeps {
   outbox: string;
   logger: Logger;
   topicRoot: string;
-  retentionMs: number;
+  /** The history stream each point is appended to, and how many unpersisted points it may hold. */
+  historyStream: string;
+  historyStreamMax: number;
 }
 
 /**
@@ -146,7 +149,8 @@ export function createIngest(deps: IngestDeps) {
         pin: pin.name,
         value: input.value,
         at,
-        retentionMs: deps.retentionMs,
+        historyStream: deps.historyStream,
+        historyStreamMax: deps.historyStreamMax,
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
         wakeTtlS: WAKE_TTL_S,
@@ -178,12 +182,46 @@ export function createIngest(deps: IngestDeps) {
     return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered };
   }
 
+  /**
+   * A bulk import of past readings (POST /data/{id}/bulk with timestamps): the same checks per
+   * reading, then one store step for all that pass (history stream + latest values), and one
+   * pin:update per pin whose latest value moved. Imports fire no threshold rule and are not sent to
+   * the device, as for one import through `ingest`. Results in the order of the readings.
+   */
+  async function importReadings(
+    deviceId: string,
+    readings: readonly { pin: string | number; value: string; at: Date }[],
+  ): Promise<{ ok: true; results: IngestResult[] } | { ok: false; code: 'DEVICE_NOT_FOUND' }> {
+    const checked = readings.map((r): ImportReading | 'INVALID_PIN' | 'VALUE_TOO_LARGE' => {
+      const pin = parsePin(r.pin);
+      if (!pin) return 'INVALID_PIN';
+      return valueFits(pin, r.value) ? { pin: pin.name, value: r.value, at: r.at } : 'VALUE_TOO_LARGE';
+    });
+    const valid = checked.flatMap((c) => (typeof c === 'string' ? [] : [c]));
+    let stored: ImportResult;
+    try {
+      stored = await importPoints(redis, { deviceId, readings: valid, historyStream: deps.historyStream, historyStreamMax: deps.historyStreamMax });
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'DEVICE_GONE') return { ok: false, code: 'DEVICE_NOT_FOUND' };
+      throw err;
+    }
+    await Promise.all(
+      stored.moved.map((m) => emit([rooms.project(stored.projectId), rooms.device(deviceId)], 'pin:update', { deviceId, ...m })),
+    );
+    const results = checked.map((c): IngestResult =>
+      typeof c === 'string'
+        ? { ok: false, code: c }
+        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: c.at.toISOString(), delivered: false },
+    );
+    return { ok: true, results };
+  }
+
   /** Resolves once the work ingest started in the background has finished (for a graceful stop). */
   const drain = async (): Promise<void> => {
     await Promise.allSettled([...background]);
   };
 
-  return Object.assign(ingest, { drain });
+  return Object.assign(ingest, { drain, importReadings });
 }
 
 export type Ingest = ReturnType<typeof createIngest>;

@@ -1,5 +1,6 @@
 import type { NotificationRecord } from '../../common/contracts';
 import { AppError } from '../../common/errors';
+import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
 import type { TwinClient } from '../twin-client';
 import type { IntentHandler } from './carry-out-now';
@@ -9,6 +10,8 @@ export interface IntentHandlers {
   notification: (record: NotificationRecord) => Promise<void>;
   twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end'>;
   broker: Pick<BrokerCredentials, 'remove'>;
+  /** Pin history in PostgreSQL: a deleted device's points and rollups go. */
+  history: Pick<PinSeriesStore, 'forgetDevices'>;
 }
 
 /** A twin that answers DEVICE_NOT_FOUND is ending (its device is gone): there is nothing left to tell it. */
@@ -21,10 +24,11 @@ function unlessEnding(err: unknown): void {
  * idempotent, since an intent may be carried out more than once:
  * - twin-start: starting a running twin is a no-op (USE_EXISTING);
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
- * - device-retire: the twin ends (a missing one is fine) and the broker account and role go (a
- *   missing one is fine); both must succeed, or the intent is retried.
+ * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
+ *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
+ *   three must succeed, or the intent is retried.
  */
-export function carryOutIntents({ notification, twins, broker }: IntentHandlers): IntentHandler {
+export function carryOutIntents({ notification, twins, broker, history }: IntentHandlers): IntentHandler {
   return async (intent) => {
     switch (intent.type) {
       case 'notification':
@@ -39,7 +43,11 @@ export function carryOutIntents({ notification, twins, broker }: IntentHandlers)
         return;
       }
       case 'device-retire':
-        await Promise.all([twins.end(intent.payload.deviceId), broker.remove(intent.payload.deviceId)]);
+        await Promise.all([
+          twins.end(intent.payload.deviceId),
+          broker.remove(intent.payload.deviceId),
+          history.forgetDevices([intent.payload.deviceId]),
+        ]);
         return;
     }
   };

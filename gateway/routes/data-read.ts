@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
@@ -32,9 +33,31 @@ export const deleteQuery = z
   .object({ from: timestamp.optional(), to: timestamp.optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['from'], message: 'must not be after to' });
 
+const csvLines = (points: readonly Point[]): string => points.map((p) => `${p.timestamp},${p.value}\n`).join('');
+
 function sendCsv(res: Response, points: Point[]): void {
-  const lines = ['timestamp,value', ...points.map((p) => `${p.timestamp},${p.value}`)];
-  res.status(200).type('text/csv').send(`${lines.join('\n')}\n`);
+  res.status(200).type('text/csv').send(`timestamp,value\n${csvLines(points)}`);
+}
+
+/**
+ * Streams CSV page by page as the database returns them, honouring backpressure. The first page
+ * is read before the status is sent, so a dependency that is down is still a 503; a failure after
+ * that can only cut the response short.
+ */
+async function streamCsv(res: Response, pages: AsyncGenerator<Point[]>): Promise<void> {
+  const first = await pages.next();
+  res.status(200).type('text/csv');
+  res.write(`timestamp,value\n${first.done ? '' : csvLines(first.value)}`);
+  try {
+    for await (const page of pages) {
+      if (!res.write(csvLines(page))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (res.destroyed) return;
+    }
+  } catch (err) {
+    res.destroy(err instanceof Error ? err : undefined);
+    throw err;
+  }
+  res.end();
 }
 
 /** Reads and deletes of stored pin data (SPEC §4.3). Pins are bare numbers 0–255 meaning V pins. */
@@ -55,6 +78,9 @@ export function dataReadRoutes({ stores }: RouteDeps): Router {
     const query = parseInput(readQuery, req.query, 'query');
     const to = query.to ?? new Date();
     const from = query.from ?? new Date(to.getTime() - HOUR_MS);
+    if (query.format === 'csv' && query.aggregate === 'raw') {
+      return streamCsv(res, stores.pinSeries.rawPages(device.id, `V${pin}`, from, to, query.limit));
+    }
     const points =
       query.aggregate === 'raw'
         ? await stores.pinSeries.raw(device.id, `V${pin}`, from, to, query.limit)

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { AppError } from '../../common/errors';
 import { parsePin, valueFits } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
-import { writeEntries } from '../http/batch-entries';
+import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
+import type { IngestResult } from '../ingest/ingest';
 import type { RouteDeps } from '../route-deps';
 
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
@@ -29,7 +30,7 @@ function fits(pin: number, value: string): boolean {
  * Writes of the management data API (SPEC §4.3): the same ingest pipeline as MQTT. A write with
  * a `timestamp` imports a past reading (stored and fanned out; neither sent to the device nor
  * judged by threshold rules); without one it is a write toward the device. A dependency failing
- * in the middle of a bulk write answers 503 saying which readings were stored (writeEntries).
+ * in the middle of a bulk write answers 503 saying which readings were stored (batchInterrupted).
  */
 export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
   const router = Router();
@@ -45,19 +46,45 @@ export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
         tooLarge.map((i) => ({ field: `body.readings.${i}.value`, problem: 'too large for the pin type' })),
       );
     }
-    const results = await writeEntries(
-      readings,
-      'body.readings',
-      async (reading) => {
-        const at = reading.timestamp ? new Date(reading.timestamp) : undefined;
-        const result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: at ? 'import' : 'app', at });
-        if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
-        return result.ok
+    // Timestamped readings are imports: all stored in one atomic step first (fast enough for
+    // history backfills); the others are writes toward the device, one after the other in order.
+    // A dependency failing midway answers 503 saying which readings were stored.
+    const field = 'body.readings';
+    const outcomes: EntryOutcome[] = readings.map((r) => (r.timestamp ? 'unknown' : 'not stored'));
+    const imports = readings.flatMap((r) => (r.timestamp ? [{ pin: r.pin, value: r.value, at: new Date(r.timestamp) }] : []));
+    let imported: Awaited<ReturnType<typeof ingest.importReadings>>;
+    try {
+      imported = imports.length > 0 ? await ingest.importReadings(device.id, imports) : { ok: true as const, results: [] };
+    } catch (err) {
+      throw batchInterrupted(err, field, outcomes);
+    }
+    if (!imported.ok) throw new AppError('DEVICE_NOT_FOUND');
+    const importResults = imported.results.values();
+    const settled = readings.map((r, i) => {
+      if (!r.timestamp) return null;
+      const result = importResults.next().value as IngestResult;
+      outcomes[i] = result.ok ? 'stored' : 'not stored';
+      return result;
+    });
+    const results = [];
+    for (const [i, reading] of readings.entries()) {
+      let result = settled[i];
+      if (!result) {
+        outcomes[i] = 'unknown';
+        try {
+          result = await ingest({ deviceId: device.id, pin: reading.pin, value: reading.value, origin: 'app' });
+        } catch (err) {
+          throw batchInterrupted(err, field, outcomes);
+        }
+        outcomes[i] = result.ok ? 'stored' : 'not stored';
+      }
+      if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
+      results.push(
+        result.ok
           ? { pin: reading.pin, stored: true, delivered: result.delivered, timestamp: result.updatedAt }
-          : { pin: reading.pin, stored: false, delivered: false, error: result.code };
-      },
-      (r) => r.stored,
-    );
+          : { pin: reading.pin, stored: false, delivered: false, error: result.code },
+      );
+    }
     sendData(res, { written: results.filter((r) => r.stored).length, results });
   });
 

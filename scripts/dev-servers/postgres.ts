@@ -23,6 +23,8 @@ export interface PostgresOptions {
   dataDir?: string;
   /** Test clusters skip fsync: fast, and a crash loses nothing anyone keeps. */
   durable?: boolean;
+  /** This port rather than a free one (a test restarting its own server on the same address). */
+  port?: number;
 }
 
 /** Debian's own binaries first (/usr/lib/postgresql/<newest>/bin), then PATH. */
@@ -75,7 +77,7 @@ async function connects(url: string): Promise<void> {
  * is ours; stop() is `pg_ctl stop -m fast` (sessions cut, clean checkpoint).
  */
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const clusterDir = options.dataDir ? null : await mkdtemp(join(options.dir, 'pg-'));
   const dataDir = options.dataDir ?? join(clusterDir as string, 'data');
   prepareDataDir(dataDir, clusterDir ? [options.dir, clusterDir] : [options.dir]);

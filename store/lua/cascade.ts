@@ -6,7 +6,7 @@ import { luaScript } from './load';
 /**
  * Cascade deletes, run inside Redis so a device or a project disappears in one atomic step
  * (cascade-device-n.lua, cascade-project-n.lua). The scripts get the key scheme as templates built
- * from common/redis-keys.ts ({id}, {pin}, {hash} stand for the parts), so the scheme is written down once.
+ * from common/redis-keys.ts ({id}, {hash} stand for the parts), so the scheme is written down once.
  */
 const templates = JSON.stringify({
   device: keys.device('{id}'),
@@ -21,7 +21,6 @@ const templates = JSON.stringify({
     keys.deviceWidgets('{id}'),
   ],
   devicePins: keys.devicePins('{id}'),
-  pinHistory: keys.pinHistory('{id}', '{pin}'),
   deviceRules: keys.deviceRules('{id}'),
   rule: keys.rule('{id}'),
   deviceWidgets: keys.deviceWidgets('{id}'),

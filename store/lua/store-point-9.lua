@@ -1,19 +1,23 @@
 -- The ingest pipeline's one Redis round trip (store/store-point.ts).
--- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 device:{id}:pin:{pin}:history, 4 device:{id}:state,
+-- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 the history stream, 4 device:{id}:state,
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
 --       9 the outbox stream
--- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 oldest ms kept, 6 '1' toward the device, 7 '1' from the device,
---       8 wake TTL (s), 9 retention (ms), 10 now (ISO), 11.. triples: rule id, '1'|'0' inside its condition,
+-- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
+--       8 wake TTL (s), 9 device id, 10 now (ISO), 11.. triples: rule id, '1'|'0' inside its condition,
 --       the notification record (JSON) a crossing raises ('' for none)
 -- A crossing's notification goes to the outbox here, in the same step that flips the rule's edge
 -- state, so it is carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), crossed rule ids...};
--- refuses with STORE:DEVICE_GONE or STORE:PIN_LOCKED before writing anything.
+-- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
-local pin, value, ts, iso = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
 if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis.error_reply('STORE:PIN_LOCKED') end
+-- History (issue 13): the point goes to the history stream, which the persisters drain into
+-- PostgreSQL; persisted entries are deleted, so its length is the backlog. A full stream
+-- (PostgreSQL down or behind) refuses the write: the caller answers 503 / leaves MQTT unacked.
+if redis.call('XLEN', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_reply('STORE:HISTORY_BACKLOG') end
 local origin = 'import'
 if ARGV[6] == '1' then origin = 'app' elseif ARGV[7] == '1' then origin = 'device' end
 local newer = 1
@@ -38,9 +42,7 @@ elseif origin == 'device' and current then
     redis.call('HSET', KEYS[2], pin, cjson.encode(parsed))
   end
 end
-redis.call('ZADD', KEYS[3], ts, ARGV[3] .. ':' .. value)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[5])
-redis.call('PEXPIRE', KEYS[3], ARGV[9])
+redis.call('XADD', KEYS[3], '*', 'p', ARGV[3] .. ' ' .. ARGV[9] .. ' ' .. pin .. ' ' .. value)
 local status = redis.call('HGET', KEYS[4], 'status') or 'offline'
 if ARGV[6] == '1' then
   if status ~= 'online' then

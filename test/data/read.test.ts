@@ -136,6 +136,6 @@ describe('latest and deletes', () => {
     expect(del.body.data.deleted).toBe(4);
     expect((await get(`3?${window}`)).body.data.points).toEqual([]);
     expect((await get('3/latest')).status).toBe(404);
-    expect(await stack.redis.exists(`device:${deviceId}:history:V3`)).toBe(0);
+    expect(await stack.history(deviceId, 'V3')).toEqual([]);
   });
 });

@@ -44,9 +44,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     expect(res.body).toEqual({ success: true, data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso } });
     expect(rateHeaders(res.headers).limit).toBe(1000);
     expect(await latest(device.id, 'V1')).toEqual({ value: '21.5', updatedAt: res.body.data.updatedAt, origin: 'app' });
-    expect(await stack.redis.zrange(`device:${device.id}:history:V1`, '0', '-1')).toEqual([
-      `${Date.parse(res.body.data.updatedAt)}:21.5`,
-    ]);
+    expect(await stack.history(device.id, 'V1')).toEqual([{ value: '21.5', timestamp: res.body.data.updatedAt }]);
   });
 
   it('publishes to an online device: delivered true, and the device gets the command', async () => {
@@ -68,7 +66,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     expectError(await call('PUT', `/devices/${device.id}/pins/A2`, { value: '12345678901234567' }), 400, 'VALUE_TOO_LARGE');
     expectError(await call('PUT', `/devices/${device.id}/pins/D1`, { value: '12345678901234567' }), 400, 'VALUE_TOO_LARGE');
     expect(await latest(device.id, 'V3')).toBeNull();
-    expect(await stack.redis.exists(`device:${device.id}:history:V3`)).toBe(0);
+    expect(await stack.history(device.id, 'V3')).toEqual([]);
   });
 
   it('refuses a locked pin with 403 PIN_LOCKED (nothing stored)', async () => {

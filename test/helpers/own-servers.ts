@@ -3,10 +3,11 @@
  * shared by every test file running at the same time, so a test that stops or freezes a server
  * starts a private one here (free port, temp dir) and points a gateway stack at it.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startMosquitto, startRedis, startTemporal, type RedisServer } from '../../scripts/dev-servers';
+import { freePort, startMosquitto, startPostgres, startRedis, startTemporal, type RedisServer } from '../../scripts/dev-servers';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
 
 /** A server a test can stop, freeze (SIGSTOP) and thaw (SIGCONT). */
@@ -74,6 +75,24 @@ export async function ownRedis(): Promise<RestartableServer> {
   const start = (): Promise<RedisServer> => startRedis({ dir: base, port, dataDir });
   const first = await start();
   const server = ownServer({ REDIS_URL: first.url }, first);
+  return {
+    ...server,
+    async restart() {
+      await server.stop();
+      server.replace(await start());
+    },
+  };
+}
+
+/** A private PostgreSQL cluster whose data survives a restart on the same port. */
+export async function ownPostgres(): Promise<RestartableServer> {
+  const base = await tempDir();
+  // Made (and, as root, handed to the postgres user) by startPostgres itself.
+  const dataDir = join(base, `pg-${randomUUID()}`);
+  const port = await freePort();
+  const start = () => startPostgres({ dir: base, dataDir, port });
+  const first = await start();
+  const server = ownServer({ DATABASE_URL: first.url }, first);
   return {
     ...server,
     async restart() {

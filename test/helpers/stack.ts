@@ -4,6 +4,9 @@ import { createLogger } from '../../common/logger';
 import { createMqttClient } from '../../common/mqtt';
 import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
 import type { Config } from '../../common/config';
+import { keys } from '../../common/redis-keys';
+import { createPinSeriesStore } from '../../store/pin-series';
+import { createPgPool } from '../../store/pg/pool';
 import { composeGateway, type ComposedGateway } from '../../gateway/compose';
 import { createTwinWorker } from '../../workers/create-worker';
 import { temporalLogger } from '../../workers/temporal-logger';
@@ -29,6 +32,8 @@ export interface Stack extends StackNode {
   nodes: StackNode[];
   /** A separate connection for tests to look into Redis. */
   redis: Redis;
+  /** Every stored point of a pin (PostgreSQL), oldest first, once the points written before the call are persisted. */
+  history(deviceId: string, pin: string): Promise<{ value: string; timestamp: string }[]>;
   stop(): Promise<void>;
 }
 
@@ -115,16 +120,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // The tests' own look into Redis: a generous deadline, so a loaded machine does not fail a test
   // the product passed.
   const redis = createRedis(config.REDIS_URL, 'test-inspector', WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const pool = createPgPool(config.DATABASE_URL as string, 'test-inspector', { max: 2 });
+  const series = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
   const first = nodes[0] as StackNode;
   return {
     ...first,
     config,
     nodes,
     redis,
+    history: (deviceId, pin) => series.text(deviceId, pin, { from: null, to: null, limit: 1_000_000 }),
     async stop() {
       await Promise.all(nodes.map((n) => n.composed.stop()));
       await worker?.stop();
-      await redis.quit();
+      await Promise.all([redis.quit(), pool.end()]);
     },
   };
 }

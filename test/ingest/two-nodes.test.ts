@@ -61,7 +61,7 @@ describe('MQTT value → storage → Socket.IO on the other node', () => {
     expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String) });
     const latest = JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V1')) as string);
     expect(latest.value).toBe('21.5');
-    expect(await stack.redis.zcard(`device:${device.id}:history:V1`)).toBe(1);
+    expect(await stack.history(device.id, 'V1')).toHaveLength(1);
     // A marker published after it on the same connection: once it is handled, a second handling of
     // V1 (by the other node) would have been counted too.
     const marker = nextEvent(socket, 'pin:update', (e) => e.deviceId === device.id && e.pin === 'V2');
@@ -69,7 +69,7 @@ describe('MQTT value → storage → Socket.IO on the other node', () => {
     const markerUpdate = await marker;
     await eventually(async () => expect((await messagesHandled()) - before).toBeGreaterThanOrEqual(2));
     expect((await messagesHandled()) - before).toBe(2);
-    expect(await stack.redis.zcard(`device:${device.id}:history:V1`)).toBe(1);
+    expect(await stack.history(device.id, 'V1')).toHaveLength(1);
 
     const read = await stack.nodes[1]!.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token });
     expect(read.body.data.lastSeen).toBe(markerUpdate.updatedAt);
@@ -95,7 +95,7 @@ describe('oversized values, per path', () => {
     await client.publishAsync(`${root()}/${device.id}/pin/D1`, '12345678901234567', { qos: 1 });
     await eventually(async () => expect(await valuesDropped()).toBe(dropped + 1));
     expect(await stack.redis.hget(`device:${device.id}:pins`, 'D1')).toBeNull();
-    expect(await stack.redis.exists(`device:${device.id}:history:D1`)).toBe(0);
+    expect(await stack.history(device.id, 'D1')).toEqual([]);
   });
 
   it('answers an oversized pin:write with an error event and a failed ack', async () => {

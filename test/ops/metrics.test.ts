@@ -38,6 +38,8 @@ describe('GET /metrics on the metrics port', () => {
       'dds_mqtt_queue_drops_total',
       'dds_socketio_connections',
       'dds_twin_calls_total',
+      'dds_history_backlog',
+      'dds_history_lag_seconds',
     ]) {
       expect(body).toMatch(new RegExp(`^# TYPE ${name.replace(/_bucket$/, '')} `, 'm'));
     }

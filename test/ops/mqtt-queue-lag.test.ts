@@ -6,7 +6,6 @@
  * dds_mqtt_queue_drops_total counts it.
  */
 import type { MqttClient } from 'mqtt';
-import { keys } from '../../common/redis-keys';
 import { connectAsDevice, createDevice, createProject, registerUser } from '../helpers/fixtures';
 import { ownMosquitto, ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
@@ -39,7 +38,7 @@ afterAll(async () => {
 });
 
 const metric = async (name: string): Promise<number> => (await stack.metrics())[name] ?? NaN;
-const stored = (pin: string): Promise<number> => stack.redis.zcard(keys.pinHistory(device.id, pin));
+const stored = async (pin: string): Promise<number> => (await stack.history(device.id, pin)).length;
 
 async function publish(pin: string, count: number): Promise<void> {
   const topic = `${stack.config.MQTT_TOPIC_ROOT}/${device.id}/pin/${pin}`;

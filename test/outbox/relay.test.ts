@@ -54,7 +54,7 @@ async function relay(stream: string, consumer: string, notification: (r: Notific
     redis: connect(`test-outbox-${consumer}`),
     stream,
     consumer,
-    handle: carryOutIntents({ notification, twins: noTwins, broker: noBroker }),
+    handle: carryOutIntents({ notification, twins: noTwins, broker: noBroker, history: { forgetDevices: none } }),
     logger,
     retryBaseMs: 100,
     retryMaxMs: 400,

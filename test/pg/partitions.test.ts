@@ -1,5 +1,6 @@
 import { migrate } from '../../store/pg/migrate';
 import type { Pool } from '../../store/pg/pool';
+import { persistPoints } from '../../store/pg/persist-points';
 import { dropExpiredPartitions, ensurePointPartitions, PARTITION_DAYS_AHEAD } from '../../store/pg/partitions';
 import { freshDatabase } from './fresh-database';
 
@@ -50,16 +51,20 @@ describe('points partitions', () => {
     expect(await partitionOf(pool, later)).toBe(dayName(later));
   });
 
-  it('retention drops a whole partition older than HISTORY_RETENTION_DAYS', async () => {
+  it('retention drops a whole partition older than HISTORY_RETENTION_DAYS, and the rollups of its day', async () => {
     const old = new Date(Date.now() - 40 * DAY_MS);
     await ensurePointPartitions(pool, 0, old);
-    await pool.query('INSERT INTO points (device_id, pin, ts, value, num) VALUES ($1, $2, $3, $4, $5)', [DEVICE, 'V3', old.toISOString(), '1', 1]);
+    await persistPoints(pool, [{ entryId: `${old.getTime()}-0`, deviceId: DEVICE, pin: 'V3', ms: old.getTime(), value: '1' }]);
+    const rollups = async (): Promise<number> =>
+      Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM rollup_1m WHERE device_id = $1 AND pin = 'V3'", [DEVICE])).rows[0]?.n);
+    expect(await rollups()).toBe(1);
     expect(await partitionOf(pool, old)).toBe(dayName(old));
     const dropped = await dropExpiredPartitions(pool, 30);
     expect(dropped).toContain(dayName(old));
     const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [dayName(old)]);
     expect(rows[0]?.found).toBeNull();
     expect(await partitionOf(pool, old)).toBeUndefined();
+    expect(await rollups()).toBe(0);
     const recent = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [dayName(new Date())]);
     expect(recent.rows[0]?.found).toBe(dayName(new Date()));
   });

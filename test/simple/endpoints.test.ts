@@ -49,7 +49,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     expect(rateHeaders(update.headers)).toMatchObject({ limit: 1000 });
     const stored = await latest(device.id, 'V4');
     expect(stored?.value).toBe('hello world');
-    expect(await stack.redis.zcard(`device:${device.id}:history:V4`)).toBe(1);
+    expect(await stack.history(device.id, 'V4')).toHaveLength(1);
 
     const get = await simple('GET', '/get', device.iot, { pin: 'v4' });
     expect(get.status).toBe(200);

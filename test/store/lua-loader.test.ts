@@ -45,7 +45,8 @@ describe('the Lua script loader', () => {
       pin: 'V1',
       value: '1',
       at: new Date(),
-      retentionMs: 60_000,
+      historyStream: keys.historyStream(deviceId),
+      historyStreamMax: 1_000_000,
       towardDevice: false,
       fromDevice: true,
       wakeTtlS: 5,
@@ -54,6 +55,7 @@ describe('the Lua script loader', () => {
     });
     await expect(write).rejects.toEqual(new StoreError('DEVICE_GONE'));
     await expect(write).rejects.toMatchObject({ code: 'DEVICE_GONE' });
-    expect(await redis.exists(keys.devicePins(deviceId), keys.pinHistory(deviceId, 'V1'), keys.deviceState(deviceId))).toBe(0);
+    expect(await redis.exists(keys.devicePins(deviceId), keys.deviceState(deviceId))).toBe(0);
+    expect(await redis.exists(keys.historyStream(deviceId))).toBe(0);
   });
 });

@@ -1,13 +1,11 @@
 -- deleteDevice(deviceId, outbox): deletes a device with its credentials' lookup keys, pin data,
--- history, rules and widgets, and writes its device-retire intent (its twin ends, its broker
--- account goes) to the outbox stream in the same step; 0 when it did not exist, else the intent's
--- entry id. Every key is derived from the key scheme templates in ARGV[1] (built from
--- common/redis-keys.ts: {id}, {pin}, {hash} stand for the parts).
+-- rules and widgets, and writes its device-retire intent (its twin ends, its broker account goes,
+-- its history in PostgreSQL goes) to the outbox stream in the same step; 0 when it did not exist,
+-- else the intent's entry id. Every key is derived from the key scheme templates in ARGV[1]
+-- (built from common/redis-keys.ts: {id}, {hash} stand for the parts).
 local T = cjson.decode(ARGV[1])
-local function key(template, id, pin)
-  local k = string.gsub(template, '{id}', id)
-  if pin then k = string.gsub(k, '{pin}', pin) end
-  return k
+local function key(template, id)
+  return (string.gsub(template, '{id}', id))
 end
 local function deleteDevice(deviceId, outbox)
   local dkey = key(T.device, deviceId)
@@ -19,9 +17,6 @@ local function deleteDevice(deviceId, outbox)
       local lookup = field == 'tokenHash' and T.byToken or T.bySimpleToken
       redis.call('DEL', (string.gsub(lookup, '{hash}', h)))
     end
-  end
-  for _, pin in ipairs(redis.call('HKEYS', key(T.devicePins, deviceId))) do
-    redis.call('DEL', key(T.pinHistory, deviceId, pin))
   end
   for _, ruleId in ipairs(redis.call('SMEMBERS', key(T.deviceRules, deviceId))) do
     redis.call('DEL', key(T.rule, ruleId))

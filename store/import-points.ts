@@ -1,0 +1,39 @@
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
+
+/**
+ * A bulk import of past readings in one Redis step (import-points-3.lua): every reading goes to
+ * the history stream, and each pin's latest value moves to its newest reading unless a newer
+ * value is there. Throws StoreError DEVICE_GONE, or HISTORY_BACKLOG when the readings do not fit
+ * in the history stream, having written nothing.
+ */
+const run = luaScript('import-points-3');
+
+export interface ImportReading {
+  /** Canonical pin name (V1, D3, ...). */
+  pin: string;
+  value: string;
+  at: Date;
+}
+
+export interface ImportResult {
+  projectId: string;
+  /** The latest values the import moved. */
+  moved: { pin: string; value: string; updatedAt: string }[];
+}
+
+export async function importPoints(
+  redis: Redis,
+  input: { deviceId: string; readings: readonly ImportReading[]; historyStream: string; historyStreamMax: number },
+): Promise<ImportResult> {
+  const reply = (await run(
+    redis,
+    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream],
+    [input.historyStreamMax, input.deviceId, ...input.readings.flatMap((r) => [r.pin, r.value, r.at.getTime(), r.at.toISOString()])],
+  )) as string[];
+  const [projectId, ...flat] = reply;
+  const moved: ImportResult['moved'] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) moved.push({ pin: flat[i] as string, value: flat[i + 1] as string, updatedAt: flat[i + 2] as string });
+  return { projectId: String(projectId), moved };
+}
