@@ -44,6 +44,16 @@ export interface LastSeenRequest {
   deviceId: string;
   /** Pins whose last update time is wanted (pin names). */
   pins: string[];
+  /** Rules whose alarm (record and edge state) is wanted; absent when none. */
+  alarms?: string[];
+}
+
+/** What a check-back read of one alarm says: its rule's edge state and the stored record's. */
+export interface AlarmReading {
+  /** The rule's edge state: the value is inside the alarm band now. */
+  inside: boolean;
+  active: boolean;
+  acknowledged: boolean;
 }
 
 export interface LastSeenResult {
@@ -54,6 +64,8 @@ export interface LastSeenResult {
   pins: Record<string, { value: string; updatedAt: string } | null>;
   /** How many commands are kept for the device. */
   pendingCommands: number;
+  /** Per requested alarm rule id (LastSeenRequest.alarms). */
+  alarms?: Record<string, AlarmReading>;
 }
 
 export interface WriteStatusRequest {

@@ -22,7 +22,31 @@ export type NotificationChannel = 'inApp' | 'push' | 'email';
 export type NotificationType = 'threshold' | 'device_status' | 'no_data';
 export type NotificationPriority = 'low' | 'normal' | 'high';
 
-export interface NotificationRule {
+/** How bad an alarm is, worst first. */
+export const ALARM_SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
+export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number];
+
+/** A threshold rule's escalation: unacknowledged this long, its alarm is notified on these channels too. */
+export interface AlarmEscalation {
+  afterSeconds: number;
+  channels: NotificationChannel[];
+}
+
+/**
+ * A threshold rule's alarm settings, all optional (absent from rules that do not set them).
+ * clearThreshold: hysteresis, the alarm clears only once the value crosses back past it;
+ * forSeconds: the condition must hold this long before the alarm raises; renotifySeconds: while
+ * active and unacknowledged, notify again at this period; escalate: see AlarmEscalation.
+ */
+export interface AlarmSettings {
+  clearThreshold?: number | null;
+  forSeconds?: number | null;
+  severity?: AlarmSeverity | null;
+  renotifySeconds?: number | null;
+  escalate?: AlarmEscalation | null;
+}
+
+export interface NotificationRule extends AlarmSettings {
   id: string;
   projectId: string;
   deviceId: string;
@@ -50,6 +74,26 @@ export interface NotificationRecord {
   createdAt: string;
 }
 
+/** One alarm: one record per threshold rule and device (docs/alarms.md). */
+export interface Alarm {
+  id: string;
+  projectId: string;
+  deviceId: string;
+  ruleId: string;
+  pin: string;
+  severity: AlarmSeverity;
+  state: 'active' | 'cleared';
+  acknowledged: boolean;
+  /** The value that last raised it. */
+  value: string;
+  raisedCount: number;
+  firstRaisedAt: string;
+  lastRaisedAt: string;
+  clearedAt: string | null;
+  acknowledgedAt: string | null;
+  acknowledgedBy: string | null;
+}
+
 /** Socket.IO: what the server sends (DESIGN §7). */
 export interface PinUpdateEvent {
   deviceId: string;
@@ -73,6 +117,8 @@ export interface ServerToClientEvents {
   'pin:update': (event: PinUpdateEvent) => void;
   'device:status': (event: DeviceStatusEvent) => void;
   notification: (record: NotificationRecord) => void;
+  /** An alarm after each change (raised, cleared, acknowledged), to its project's room. */
+  alarm: (alarm: Alarm) => void;
   error: (event: SocketErrorEvent) => void;
 }
 
