@@ -4,6 +4,7 @@
  */
 import type { DeviceStatus, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
 import type { DeviceInfoFields } from '../common/device-info';
+import type { AlarmEdgeInput } from '../workflows/twin-state';
 
 /** A rule the twin watches itself (threshold rules belong to the gateway). */
 export interface TwinRule {
@@ -13,6 +14,8 @@ export interface TwinRule {
   pin: string | null;
   /** Seconds of silence for no_data rules; null for status rules. */
   duration: number | null;
+  /** offline/online rules: notify only if the device stays so this long (absent or 0: at once). */
+  forSeconds?: number;
   message: string;
   channels: NotificationChannel[];
 }
@@ -111,4 +114,15 @@ export interface FlushCommandsResult {
   delivered: number;
   /** Commands still kept (the broker was unreachable). */
   left: number;
+}
+
+export interface RaiseAlarmRequest {
+  deviceId: string;
+  projectId: string;
+  edge: AlarmEdgeInput;
+}
+
+export interface ClearAlarmRequest {
+  deviceId: string;
+  edge: AlarmEdgeInput;
 }

@@ -66,7 +66,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     redis: outboxRedis,
     stream: outbox,
     consumer: config.NODE_ID,
-    handle: carryOutIntents({ notification: notify, twinStart: twins.start }),
+    handle: carryOutIntents({
+      notification: notify,
+      twinStart: twins.start,
+      alarmEdge: ({ deviceId, projectId, edge }) => twins.alarmEdge(deviceId, projectId, edge),
+    }),
     logger,
   });
   metrics.outbox.backlog(relay.backlog);

@@ -1,6 +1,7 @@
 import type { Config } from '../common/config';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { createAlarmStore } from './alarms';
 import { createApiKeyStore } from './api-keys';
 import { createDeviceStore } from './devices';
 import { createLoginThrottleStore } from './login-throttle';
@@ -27,6 +28,7 @@ export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TT
     widgets: createWidgetStore(redis),
     rules: createRuleStore(redis),
     notifications: createNotificationQueries(redis),
+    alarms: createAlarmStore(redis),
     pinSeries: createPinSeriesStore(redis),
     pins: createPinStore(redis),
     rateLimits: createRateLimitStore(redis),

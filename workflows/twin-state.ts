@@ -32,6 +32,8 @@ export interface ActivityInput {
 export interface StatusInput {
   status: DeviceStatus;
   at: string;
+  /** For `offline`: whether the device said so itself or its Last Will did (absent: a status message). */
+  reason?: Exclude<DisconnectReason, 'timeout'>;
 }
 
 /** The device's info topic. Absent fields stay as they were; `at`, when given, also counts as activity. */
@@ -99,6 +101,14 @@ export interface AlarmTimer {
   escalateAt: number | null;
 }
 
+/** A status rule with forSeconds waiting for the device to stay that way (docs/alarms.md). */
+export interface StatusHold {
+  status: DeviceStatus;
+  /** The status change it waits on (ISO 8601): the notification's `{value}` time. */
+  since: string;
+  notifyAt: number;
+}
+
 export type EndReason = 'ended' | 'device-missing';
 
 export interface TwinState {
@@ -106,6 +116,10 @@ export interface TwinState {
   status: DeviceStatus;
   lastSeen: string | null;
   statusChangedAt: string | null;
+  /** Why the device last went offline; null while online (or never known). */
+  disconnectReason: DisconnectReason | null;
+  /** By rule id: offline/online rules with forSeconds whose notification waits for the status to hold. */
+  statusHolds: Record<string, StatusHold>;
   /** Epoch ms of the last online→offline change: activity from before it does not bring the device back. */
   offlineSince: number | null;
   ipAddress: string | null;
@@ -165,7 +179,7 @@ export interface Decision {
 /** Work a message queues behind the twin's running steps: decided when its turn comes. */
 export type TwinStep =
   | { kind: 'activityAt'; at: string }
-  | { kind: 'offlineAt'; at: string }
+  | { kind: 'offlineAt'; at: string; reason?: Exclude<DisconnectReason, 'timeout'> }
   | { kind: 'healMirror' }
   | { kind: 'info'; changes: DeviceInfoFields; at: string | null }
   | { kind: 'alarmEdge'; edge: AlarmEdgeInput; now: number };
@@ -209,6 +223,9 @@ export const MIRROR_HEAL_INTERVAL_MS = 10_000;
 
 // ---- Time helpers ----------------------------------------------------------------------------
 
+/** Why a device went offline: its heartbeat timed out, it said so on its status topic, or its Last Will did. */
+export type DisconnectReason = 'timeout' | 'status message' | 'last will';
+
 export const isoOf = (ms: number): string => new Date(ms).toISOString();
 export const msOf = (iso: string | null | undefined): number | null => {
   if (!iso) return null;
@@ -236,6 +253,8 @@ export function freshState(): TwinState {
     status: 'offline',
     lastSeen: null,
     statusChangedAt: null,
+    disconnectReason: null,
+    statusHolds: {},
     offlineSince: null,
     ipAddress: null,
     firmwareVersion: null,
@@ -369,7 +388,7 @@ export function receiveStatus(s0: TwinState, input: Partial<StatusInput> | undef
     return { state: s, step: null, warning: 'status signal with a bad payload ignored' };
   }
   if (input.status === 'online') return { state: seenAt(s, input.at), step: { kind: 'activityAt', at: input.at } };
-  return { state: s, step: { kind: 'offlineAt', at: input.at } };
+  return { state: s, step: { kind: 'offlineAt', at: input.at, reason: input.reason === 'last will' ? 'last will' : 'status message' } };
 }
 
 /** The device's info topic: changed fields (within the limits of common/device-info) and, with `at`, activity. */
@@ -399,30 +418,56 @@ export function endRequested(s: TwinState): TwinState {
 
 // ---- Steps: decided when their turn in the twin's queue comes --------------------------------
 
-/** online ⇄ offline: the mirror write, then the matching status rules' notifications, then (online) kept commands. */
-function transition(s: TwinState, status: DeviceStatus, at: string): Decision {
+function statusNotice(rule: TwinRule, status: DeviceStatus): TwinEffect {
+  return {
+    kind: 'notify',
+    rule,
+    type: 'device_status',
+    title: `Device ${status}`,
+    message: rule.message ? rule.message.replaceAll('{value}', status) : `Device is ${status}`,
+    priority: status === 'offline' ? 'high' : 'normal',
+  };
+}
+
+/**
+ * online ⇄ offline: the mirror write, then the matching status rules' notifications, then (online)
+ * kept commands. A rule with forSeconds waits instead (a StatusHold); the change cancels the holds
+ * of the other status, so a device that flaps back within forSeconds notifies nobody.
+ */
+function transition(s: TwinState, status: DeviceStatus, at: string, reason: DisconnectReason | null = null): Decision {
   if (s.status === status) return { state: s, effects: [] };
+  const statusHolds: Record<string, StatusHold> = {};
+  const effects: TwinEffect[] = [{ kind: 'writeStatus' }];
+  for (const rule of s.rules) {
+    if (rule.condition !== status) continue;
+    if (rule.forSeconds) statusHolds[rule.id] = { status, since: at, notifyAt: (msOf(at) ?? 0) + rule.forSeconds * 1000 };
+    else effects.push(statusNotice(rule, status));
+  }
   const next: TwinState = {
     ...s,
     status,
     statusChangedAt: at,
+    disconnectReason: status === 'offline' ? reason : null,
+    statusHolds,
     lastSeen: status === 'online' ? later(s.lastSeen, at) : s.lastSeen,
     offlineSince: status === 'offline' ? msOf(at) : s.offlineSince,
   };
-  const effects: TwinEffect[] = [{ kind: 'writeStatus' }];
-  for (const rule of s.rules) {
-    if (rule.condition !== status) continue;
-    effects.push({
-      kind: 'notify',
-      rule,
-      type: 'device_status',
-      title: `Device ${status}`,
-      message: rule.message ? rule.message.replaceAll('{value}', status) : `Device is ${status}`,
-      priority: status === 'offline' ? 'high' : 'normal',
-    });
-  }
   if (status === 'online') effects.push({ kind: 'flushCommands' });
   return { state: next, effects };
+}
+
+/** Holds due at `now`: notified if the device is still in that status (and the rule still watched). */
+function statusHoldsDue(s: TwinState, now: number): Decision {
+  const due = Object.entries(s.statusHolds).filter(([, hold]) => hold.notifyAt <= now);
+  if (due.length === 0) return { state: s, effects: [] };
+  const statusHolds = { ...s.statusHolds };
+  const effects: TwinEffect[] = [];
+  for (const [ruleId, hold] of due) {
+    delete statusHolds[ruleId];
+    const rule = s.rules.find((r) => r.id === ruleId && r.condition === hold.status);
+    if (rule && s.status === hold.status) effects.push(statusNotice(rule, hold.status));
+  }
+  return { state: { ...s, statusHolds }, effects };
 }
 
 /** Activity at `at` brings an offline device online, unless it predates the device going offline. */
@@ -440,7 +485,7 @@ export function decideStep(s: TwinState, step: TwinStep): Decision {
     case 'offlineAt': {
       const statusAt = msOf(s.statusChangedAt);
       if (statusAt !== null && (msOf(step.at) ?? 0) < statusAt) return { state: s, effects: [] }; // older than the last change
-      return transition(s, 'offline', step.at);
+      return transition(s, 'offline', step.at, step.reason ?? 'status message');
     }
     case 'healMirror':
       return { state: s, effects: [{ kind: 'writeStatus' }] };
@@ -513,6 +558,9 @@ export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number): number
     const at = alarmDueAt(timer);
     if (at !== null && (next === null || at < next)) next = at;
   }
+  for (const hold of Object.values(s.statusHolds)) {
+    if (next === null || hold.notifyAt < next) next = hold.notifyAt;
+  }
   return next;
 }
 
@@ -522,7 +570,8 @@ export function planCheckBack(s: TwinState, cfg: TwinConfig, now: number): Check
   const due = Object.entries(s.noData).filter(([, timer]) => timer.checkAt <= now);
   const orphanDue = s.missingSince !== null && s.missingSince + orphanGraceMs(cfg) <= now;
   const alarmsDue = Object.entries(s.alarms).filter(([, timer]) => (alarmDueAt(timer) ?? Infinity) <= now);
-  if (!heartbeatDue && due.length === 0 && !orphanDue && alarmsDue.length === 0) return null;
+  const holdsDue = Object.values(s.statusHolds).some((hold) => hold.notifyAt <= now);
+  if (!heartbeatDue && due.length === 0 && !orphanDue && alarmsDue.length === 0 && !holdsDue) return null;
   return {
     at: now,
     pins: [...new Set(due.flatMap(([, timer]) => (timer.pin ? [timer.pin] : [])))],
@@ -561,13 +610,16 @@ export function checkedBack(s0: TwinState, cfg: TwinConfig, plan: CheckBackPlan,
   if (s.status === 'online') {
     const lastSeen = msOf(s.lastSeen) ?? plan.at;
     if (now - lastSeen >= timeoutMs(cfg)) {
-      const offline = transition(s, 'offline', isoOf(now));
+      const offline = transition(s, 'offline', isoOf(now), 'timeout');
       s = offline.state;
       effects.push(...offline.effects);
     } else if (seen.pendingCommands > 0) {
       effects.push({ kind: 'flushCommands' });
     }
   }
+  const held = statusHoldsDue(s, now);
+  s = held.state;
+  effects.push(...held.effects);
 
   const noData = { ...s.noData };
   for (const ruleId of plan.dueRuleIds) {
@@ -723,6 +775,7 @@ export interface TwinView extends TwinConfig {
   status: DeviceStatus;
   lastSeen: string | null;
   statusChangedAt: string | null;
+  disconnectReason: DisconnectReason | null;
   ipAddress: string | null;
   firmwareVersion: string | null;
   hardwareType: string | null;
@@ -743,6 +796,7 @@ export function viewOf(s: TwinState, cfg: TwinConfig): TwinView {
     status: s.status,
     lastSeen: s.lastSeen,
     statusChangedAt: s.statusChangedAt,
+    disconnectReason: s.disconnectReason,
     ipAddress: s.ipAddress,
     firmwareVersion: s.firmwareVersion,
     hardwareType: s.hardwareType,

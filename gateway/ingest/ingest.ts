@@ -11,7 +11,7 @@ import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
 import { storePoint, type StorePointResult } from '../../store/store-point';
 import { STORE_ERROR_HTTP } from '../http/error-handler';
-import { insideCondition } from './threshold';
+import { ruleEdgeOf } from './alarm-edges';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
 
 /**
@@ -134,10 +134,8 @@ export function createIngest(deps: IngestDeps) {
     // rule nor moves a rule's edge state (the next live value is judged against the live one before).
     const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
     const at = input.at ?? new Date();
-    const ruleStates = thresholdRules.flatMap((rule): [string, boolean, NotificationRecord | null][] => {
-      const inside = insideCondition(rule.condition, rule.threshold, input.value);
-      return inside === null ? [] : [[rule.id, inside, inside ? notificationOf(rule, input.value, at.toISOString()) : null]];
-    });
+    // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
+    const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);
 
     let stored: StorePointResult;
     try {

@@ -1,4 +1,5 @@
 import type { NotificationRecord } from '../../common/contracts';
+import type { AlarmEdgeIntent } from '../ingest/alarm-edges';
 import type { IntentHandler } from './relay';
 
 export interface IntentHandlers {
@@ -6,6 +7,8 @@ export interface IntentHandlers {
   notification: (record: NotificationRecord) => Promise<void>;
   /** Starts a new device's twin; starting a running twin again is a no-op (USE_EXISTING). */
   twinStart: (deviceId: string, projectId: string) => Promise<void>;
+  /** Tells a device's twin of an alarm edge; the twin drops a repeated edge (its id). */
+  alarmEdge: (intent: AlarmEdgeIntent) => Promise<void>;
 }
 
 /** The relay's handler: each intent type to its own handler. */
@@ -17,6 +20,9 @@ export function carryOutIntents(handlers: IntentHandlers): IntentHandler {
         return;
       case 'twin-start':
         await handlers.twinStart(intent.payload.deviceId, intent.payload.projectId);
+        return;
+      case 'alarm-edge':
+        await handlers.alarmEdge(intent.payload);
         return;
     }
   };

@@ -18,6 +18,7 @@ const templates = JSON.stringify({
     keys.deviceWake('{id}'),
     keys.devicePending('{id}'),
     keys.deviceWidgets('{id}'),
+    keys.deviceAlarms('{id}'),
   ],
   devicePins: keys.devicePins('{id}'),
   pinHistory: keys.pinHistory('{id}', '{pin}'),

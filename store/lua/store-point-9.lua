@@ -3,10 +3,10 @@
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
 --       9 the outbox stream
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 oldest ms kept, 6 '1' toward the device, 7 '1' from the device,
---       8 wake TTL (s), 9 retention (ms), 10 now (ISO), 11.. triples: rule id, '1'|'0' inside its condition,
---       the notification record (JSON) a crossing raises ('' for none)
--- A crossing's notification goes to the outbox here, in the same step that flips the rule's edge
--- state, so it is carried out (at least once) even if Temporal is down right now.
+--       8 wake TTL (s), 9 retention (ms), 10 now (ISO), 11.. quadruples per threshold rule: see the
+--       alarm block at the end
+-- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
+-- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE or STORE:PIN_LOCKED before writing anything.
@@ -57,12 +57,23 @@ if ARGV[7] == '1' then
   if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
 end
 local result = {'ok', projectId, status, wake, newer}
-for i = 11, #ARGV, 3 do
+-- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
+-- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
+-- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
+-- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
+for i = 11, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
-  redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 1])
-  if ARGV[i + 1] == '1' and previous ~= '1' then
+  local state = ARGV[i + 1]
+  if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
+  local intents = ''
+  if state == '1' and previous ~= '1' then
     result[#result + 1] = ARGV[i]
-    if ARGV[i + 2] ~= '' then redis.call('XADD', KEYS[9], '*', 'type', 'notification', 'payload', ARGV[i + 2]) end
+    intents = ARGV[i + 2]
+  elseif state == '0' and previous == '1' then
+    intents = ARGV[i + 3]
+  end
+  if intents ~= '' then
+    for _, intent in ipairs(cjson.decode(intents)) do redis.call('XADD', KEYS[9], '*', 'type', intent[1], 'payload', intent[2]) end
   end
 end
 return result

@@ -29,6 +29,8 @@ export interface Stack extends StackNode {
   nodes: StackNode[];
   /** A separate connection for tests to look into Redis. */
   redis: Redis;
+  /** Stops the twin worker and starts a new one on the same task queue (with `worker: true`). */
+  restartWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -111,7 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const nodes: StackNode[] = [];
   // Each node has a name of its own: its broker sessions are named after it.
   for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode({ ...config, NODE_ID: `test-${randomUUID()}` }, credentialKey));
-  const worker = options.worker ? await startWorker(config) : null;
+  let worker = options.worker ? await startWorker(config) : null;
   const redis = createRedis(config.REDIS_URL, 'test-inspector');
   const first = nodes[0] as StackNode;
   return {
@@ -119,6 +121,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     config,
     nodes,
     redis,
+    async restartWorker() {
+      await worker?.stop();
+      worker = await startWorker(config);
+    },
     async stop() {
       await Promise.all(nodes.map((n) => n.composed.stop()));
       await worker?.stop();

@@ -53,6 +53,7 @@ async function relay(stream: string, consumer: string, notification: (r: Notific
     handle: carryOutIntents({
       notification,
       twinStart: () => Promise.reject(new Error('no twin starts in these tests')),
+      alarmEdge: () => Promise.reject(new Error('no alarm edges in these tests')),
     }),
     logger,
     retryBaseMs: 100,

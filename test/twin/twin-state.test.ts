@@ -182,7 +182,7 @@ describe('status messages', () => {
     expect(up.step).toEqual({ kind: 'activityAt', at: iso(T0) });
     const on = decideStep(up.state, up.step!).state;
     const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
-    expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5) });
+    expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5), reason: 'status message' });
     const decision = decideStep(down.state, down.step!);
     expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 5) });
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
