@@ -82,6 +82,7 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
         deviceId: req.deviceId,
         status: req.status,
         lastSeen,
+        reason: req.status === 'offline' ? (req.disconnectReason ?? null) : null,
       });
       return { written: true, lastSeen };
     },

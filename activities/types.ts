@@ -2,7 +2,7 @@
  * Payloads of the twin's activities. Types only: the workflow bundle imports this file with
  * `import type`, so nothing here may need Node at run time.
  */
-import type { DeviceStatus, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
+import type { DeviceStatus, DisconnectReason, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
 import type { DeviceInfoFields } from '../common/device-info';
 import type { AlarmEdgeInput } from '../workflows/twin-state';
 
@@ -77,6 +77,8 @@ export interface WriteStatusRequest {
   status: DeviceStatus;
   statusChangedAt: string;
   lastSeen: string | null;
+  /** Why it went offline (absent from histories recorded before it existed). */
+  disconnectReason?: DisconnectReason | null;
 }
 
 export interface WriteStatusResult {

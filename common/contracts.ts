@@ -10,6 +10,11 @@ export const notificationWorkflowId = (notificationId: string): string => `notif
 
 export type DeviceStatus = 'online' | 'offline';
 
+/** Why a device went offline: its heartbeat timed out, it said so on its status topic, or its Last Will did. */
+export const DISCONNECT_REASONS = ['timeout', 'status message', 'last will'] as const;
+export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
+export const isDisconnectReason = (v: unknown): v is DisconnectReason => (DISCONNECT_REASONS as readonly unknown[]).includes(v);
+
 export interface PinLock {
   pin: string;
   lockedAt: string;
@@ -94,6 +99,22 @@ export interface Alarm {
   acknowledgedBy: string | null;
 }
 
+export const COMMAND_STATES = ['queued', 'sent', 'acknowledged', 'expired', 'superseded'] as const;
+export type CommandState = (typeof COMMAND_STATES)[number];
+
+/** An app's write toward a device, with its receipt (docs/commands.md). */
+export interface Command {
+  id: string;
+  deviceId: string;
+  pin: string;
+  value: string;
+  state: CommandState;
+  createdAt: string;
+  sentAt: string | null;
+  acknowledgedAt: string | null;
+  expiresAt: string | null;
+}
+
 /** Socket.IO: what the server sends (DESIGN §7). */
 export interface PinUpdateEvent {
   deviceId: string;
@@ -106,6 +127,8 @@ export interface DeviceStatusEvent {
   deviceId: string;
   status: DeviceStatus;
   lastSeen: string | null;
+  /** Why it went offline; null when online (or not known). */
+  reason?: DisconnectReason | null;
 }
 
 export interface SocketErrorEvent {
@@ -119,6 +142,8 @@ export interface ServerToClientEvents {
   notification: (record: NotificationRecord) => void;
   /** An alarm after each change (raised, cleared, acknowledged), to its project's room. */
   alarm: (alarm: Alarm) => void;
+  /** A command after each change of state, to its device's and project's rooms. */
+  command: (command: Command) => void;
   error: (event: SocketErrorEvent) => void;
 }
 
@@ -127,7 +152,7 @@ export type Ack<T> = ({ success: true } & T) | { success: false; error: SocketEr
 export interface ClientToServerEvents {
   subscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
   unsubscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
-  'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean }>) => void) => void;
+  'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean; commandId: string | null }>) => void) => void;
 }
 
 /** Socket.IO rooms every emitter (gateway and workers) uses. */

@@ -19,6 +19,7 @@ import { simpleRoutes } from './external/simple-routes';
 import { createSocketServer, type SocketServer } from './realtime/socket-server';
 import { adminRoutes } from './routes/admin';
 import { alarmRoutes } from './routes/alarms';
+import { commandRoutes } from './routes/commands';
 import { apiKeyRoutes } from './routes/api-keys';
 import { authRoutes } from './routes/auth';
 import { dataReadRoutes } from './routes/data-read';
@@ -69,6 +70,7 @@ const managementRouters = [
   ruleRoutes,
   notificationRoutes,
   alarmRoutes,
+  commandRoutes,
 ];
 
 /** Builds a gateway node (HTTP + Socket.IO) from its components; it does not listen until asked. */

@@ -142,9 +142,9 @@ export function createTwinClient(options: TwinClientOptions) {
       );
     },
 
-    /** The device's status topic (or its Last Will) said online or offline. */
-    status(deviceId: string, projectId: string, status: DeviceStatus, at: string): Promise<void> {
-      const signalArgs: [StatusInput] = [{ status, at }];
+    /** The device's status topic (or its Last Will, `reason`) said online or offline. */
+    status(deviceId: string, projectId: string, status: DeviceStatus, at: string, reason?: StatusInput['reason']): Promise<void> {
+      const signalArgs: [StatusInput] = [reason ? { status, at, reason } : { status, at }];
       return signalWithStart(
         statusSignal.name,
         () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),

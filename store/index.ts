@@ -3,6 +3,7 @@ import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { createAlarmStore } from './alarms';
 import { createApiKeyStore } from './api-keys';
+import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
@@ -29,6 +30,7 @@ export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TT
     rules: createRuleStore(redis),
     notifications: createNotificationQueries(redis),
     alarms: createAlarmStore(redis),
+    commands: createCommandStore(redis),
     pinSeries: createPinSeriesStore(redis),
     pins: createPinStore(redis),
     rateLimits: createRateLimitStore(redis),

@@ -30,6 +30,8 @@ export interface StorePointInput {
   ruleStates: RuleEdge[];
   /** The outbox stream (keys.outbox) an edge's intents are written to. */
   outbox: string;
+  /** The command an app's write is (docs/commands.md): kept with it when the device is not online. */
+  command?: { id: string; expiresAt: string | null };
 }
 
 /** An outbox intent as the script writes it: its type and its payload. */
@@ -54,6 +56,10 @@ export interface StorePointResult {
   online: boolean;
   wake: boolean;
   latest: boolean;
+  /** The kept command this write replaced, if any. */
+  superseded: string | null;
+  /** The command this device value acknowledged (it echoed the value sent), if any. */
+  acknowledged: string | null;
   crossed: string[];
 }
 
@@ -83,15 +89,19 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.wakeTtlS,
       input.retentionMs,
       new Date().toISOString(),
+      input.command?.id ?? '',
+      input.command?.expiresAt ?? '',
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
     wake: Number(wake) === 1,
     latest: Number(latest) === 1,
+    superseded: superseded ? String(superseded) : null,
+    acknowledged: acknowledged ? String(acknowledged) : null,
     crossed: crossed.map(String),
   };
 }

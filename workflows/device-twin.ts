@@ -130,7 +130,14 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     switch (effect.kind) {
       case 'writeStatus': {
         const at = s.statusChangedAt ?? twin.isoOf(nowMs());
-        const result = await durable.writeStatus({ deviceId, projectId, status: s.status, statusChangedAt: at, lastSeen: s.lastSeen });
+        const result = await durable.writeStatus({
+          deviceId,
+          projectId,
+          status: s.status,
+          statusChangedAt: at,
+          lastSeen: s.lastSeen,
+          disconnectReason: s.disconnectReason,
+        });
         s = twin.statusWritten(s, result.lastSeen, nowMs());
         return;
       }

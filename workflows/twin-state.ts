@@ -10,6 +10,7 @@ import type {
   AlarmEscalation,
   AlarmSeverity,
   DeviceStatus,
+  DisconnectReason,
   NotificationChannel,
   NotificationPriority,
   NotificationType,
@@ -222,9 +223,6 @@ const ORPHAN_GRACE_MIN_MS = 5_000;
 export const MIRROR_HEAL_INTERVAL_MS = 10_000;
 
 // ---- Time helpers ----------------------------------------------------------------------------
-
-/** Why a device went offline: its heartbeat timed out, it said so on its status topic, or its Last Will did. */
-export type DisconnectReason = 'timeout' | 'status message' | 'last will';
 
 export const isoOf = (ms: number): string => new Date(ms).toISOString();
 export const msOf = (iso: string | null | undefined): number | null => {

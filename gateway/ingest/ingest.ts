@@ -5,6 +5,7 @@ import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
+import { createCommandReceipts } from '../../activities/command-receipts';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { TwinClient } from '../twin-client';
 import { commandTopic } from '../../common/mqtt-topics';
@@ -13,6 +14,9 @@ import { storePoint, type StorePointResult } from '../../store/store-point';
 import { STORE_ERROR_HTTP } from '../http/error-handler';
 import { ruleEdgeOf } from './alarm-edges';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
+
+/** An app write's command: its id and when it expires if still queued. */
+type Receipt = { id: string; expiresAt: string | null };
 
 /**
  * Where a value came from: the device itself; an app or API writing toward the device (locks
@@ -29,12 +33,14 @@ export interface IngestInput {
   at?: Date;
   /** The simple interface accepts D and A pins up to 255 (SPEC §8). */
   pinRanges?: 'standard' | 'wide';
+  /** An app's write: a command still queued this long after it was made is never sent (docs/commands.md). */
+  ttlSeconds?: number;
 }
 
 export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND';
 
 export type IngestResult =
-  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean }
+  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean; commandId: string | null }
   | { ok: false; code: IngestRejection };
 
 export interface IngestDeps {
@@ -99,6 +105,7 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, twins, emit, rules, logger } = deps;
   const pending = createPendingCommandStore(redis);
+  const receipts = createCommandReceipts(redis, emit);
   /** Work the pipeline started and does not wait for (twin wake signals). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
@@ -112,17 +119,40 @@ export function createIngest(deps: IngestDeps) {
    * kept for the device's twin, which delivers it at its next check-back (the store-point step
    * already kept what was meant for a device that is not online).
    */
-  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean): Promise<boolean> {
+  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: Receipt): Promise<boolean> {
     if (!online) return false;
     try {
       if (!mqtt.connected) throw new Error('not connected to the broker');
       await withDeadline(mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 }), PUBLISH_DEADLINE_MS);
-      return true;
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), deviceId, pin }, 'publish to device failed; kept for its twin');
-      await pending.keep(deviceId, pin, value, at);
+      await pending.keep(deviceId, pin, value, at, command);
       return false;
     }
+    await receipts.move(deviceId, command.id, 'sent');
+    return true;
+  }
+
+  /** Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one a device value acknowledged. */
+  async function recordCommands(input: IngestInput, stored: StorePointResult, pin: string, command: Receipt | null, at: Date): Promise<void> {
+    if (command) {
+      const createdAt = new Date();
+      await receipts.queued({
+        id: command.id,
+        projectId: stored.projectId,
+        deviceId: input.deviceId,
+        pin,
+        value: input.value,
+        state: 'queued',
+        createdAt: createdAt.toISOString(),
+        createdMs: createdAt.getTime(),
+        sentAt: null,
+        acknowledgedAt: null,
+        expiresAt: command.expiresAt,
+      });
+    }
+    if (stored.superseded) await receipts.move(input.deviceId, stored.superseded, 'superseded');
+    if (stored.acknowledged) await receipts.move(input.deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
   }
 
   async function ingest(input: IngestInput): Promise<IngestResult> {
@@ -134,6 +164,10 @@ export function createIngest(deps: IngestDeps) {
     // rule nor moves a rule's edge state (the next live value is judged against the live one before).
     const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
     const at = input.at ?? new Date();
+    const command: Receipt | null =
+      input.origin === 'app'
+        ? { id: randomUUID(), expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000).toISOString() : null }
+        : null;
     // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
     const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);
 
@@ -150,6 +184,7 @@ export function createIngest(deps: IngestDeps) {
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
         outbox: deps.outbox,
+        ...(command ? { command } : {}),
       });
     } catch (err) {
       if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED')) {
@@ -168,9 +203,10 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
       );
     }
-    const delivered = input.origin === 'app' ? await deliver(input.deviceId, pin.name, input.value, at, stored.online) : false;
+    await recordCommands(input, stored, pin.name, command, at);
+    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await emitted;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered };
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: command?.id ?? null };
   }
 
   /** Resolves once the work ingest started in the background has finished (for a graceful stop). */
@@ -178,7 +214,10 @@ export function createIngest(deps: IngestDeps) {
     await Promise.allSettled([...background]);
   };
 
-  return Object.assign(ingest, { drain });
+  /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
+  const acknowledge = (deviceId: string, commandId: string): Promise<boolean> => receipts.move(deviceId, commandId, 'acknowledged');
+
+  return Object.assign(ingest, { drain, acknowledge });
 }
 
 export type Ingest = ReturnType<typeof createIngest>;

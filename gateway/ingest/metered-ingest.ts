@@ -18,5 +18,5 @@ export function meteredIngest(ingest: Ingest, metrics: Metrics, door: IngestDoor
       throw err;
     }
   };
-  return Object.assign(through, { drain: ingest.drain });
+  return Object.assign(through, { drain: ingest.drain, acknowledge: ingest.acknowledge });
 }

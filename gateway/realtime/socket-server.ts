@@ -19,6 +19,8 @@ const pinWrite = z.object({
   deviceId: z.uuid(),
   pin: z.union([z.string().min(1).max(8), z.number().int()]),
   value: z.string(),
+  /** docs/commands.md: a command still queued this long is never sent. */
+  ttlSeconds: z.int().min(1).max(30 * 86_400).optional(),
 });
 
 export interface SocketServerDeps {
@@ -60,13 +62,13 @@ export function createSocketServer(deps: SocketServerDeps) {
     return rooms.device(parsed.data.deviceId);
   }
 
-  async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean }> {
+  async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean; commandId: string | null }> {
     const parsed = pinWrite.safeParse(payload);
-    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value}');
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value, ttlSeconds?}');
     await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'editor');
     const result = await ingest({ ...parsed.data, origin: 'app' });
     if (!result.ok) throw new AppError(result.code);
-    return { delivered: result.delivered };
+    return { delivered: result.delivered, commandId: result.commandId };
   }
 
   io.on('connection', (socket: DdsSocket) => {

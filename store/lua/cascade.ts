@@ -19,6 +19,7 @@ const templates = JSON.stringify({
     keys.devicePending('{id}'),
     keys.deviceWidgets('{id}'),
     keys.deviceAlarms('{id}'),
+    keys.deviceCommands('{id}'),
   ],
   devicePins: keys.devicePins('{id}'),
   pinHistory: keys.pinHistory('{id}', '{pin}'),

@@ -461,3 +461,44 @@ describe('alarms', () => {
     expect(resumeState(old)).toMatchObject({ alarms: {}, alarmEdges: {} });
   });
 });
+
+describe('status without flapping', () => {
+  const offlineFor = rule({ condition: 'offline', forSeconds: 10, message: 'gone {value}' });
+  const onlineFor = rule({ condition: 'online', forSeconds: 5 });
+
+  test('an offline rule with forSeconds notifies only if the device stays offline that long', () => {
+    const on = online([offlineFor]);
+    const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 1000) }, T0 + 1000);
+    const decision = decideStep(down.state, down.step!);
+    expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(nextDeadline(decision.state, cfg, T0 + 1000)).toBe(T0 + 11_000);
+    const held = checkedBack(decision.state, cfg, planCheckBack(decision.state, cfg, T0 + 11_000)!, seen(), T0 + 11_000);
+    expect(held.effects).toEqual([
+      { kind: 'notify', rule: offlineFor, type: 'device_status', title: 'Device offline', message: 'gone offline', priority: 'high' },
+    ]);
+    expect(nextDeadline(held.state, cfg, T0 + 11_000)).toBeNull();
+  });
+
+  test('a device back within forSeconds notifies nobody, either way', () => {
+    const on = online([offlineFor, onlineFor]);
+    const down = decideStep(on, { kind: 'offlineAt', at: iso(T0 + 1000), reason: 'last will' }).state;
+    const back = decideStep(down, { kind: 'activityAt', at: iso(T0 + 3000) });
+    expect(back.effects.map((e) => e.kind)).toEqual(['writeStatus', 'flushCommands']);
+    expect(Object.keys(back.state.statusHolds)).toEqual([onlineFor.id]);
+    const downAgain = decideStep(back.state, { kind: 'offlineAt', at: iso(T0 + 4000) }).state;
+    expect(Object.keys(downAgain.statusHolds)).toEqual([offlineFor.id]);
+    const plan = planCheckBack(downAgain, cfg, T0 + 8000);
+    expect(plan).toBeNull(); // the online hold was cancelled; the offline one is due at T0 + 14 s
+  });
+
+  test('the disconnect reason: status message, last will, or heartbeat timeout; cleared when back online', () => {
+    const on = online();
+    const will = receiveStatus(on, { status: 'offline', at: iso(T0 + 5), reason: 'last will' }, T0 + 5);
+    expect(decideStep(will.state, will.step!).state.disconnectReason).toBe('last will');
+    const said = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
+    expect(decideStep(said.state, said.step!).state.disconnectReason).toBe('status message');
+    const timedOut = checkedBack(on, cfg, planCheckBack(on, cfg, T0 + 60_000)!, seen({ lastSeen: iso(T0) }), T0 + 60_000).state;
+    expect(timedOut.disconnectReason).toBe('timeout');
+    expect(decideStep(timedOut, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
+  });
+});
