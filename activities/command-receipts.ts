@@ -11,18 +11,18 @@ import type { EmitToRooms } from './socket-events';
  */
 export function createCommandReceipts(redis: Redis, emit: EmitToRooms) {
   const store = createCommandStore(redis);
-  const announce = async (command: StoredCommand): Promise<void> => {
-    await emit([rooms.device(command.deviceId), rooms.project(command.projectId)], 'command', commandView(command));
+  const announce = async ({ command, seq }: { command: StoredCommand; seq: number }): Promise<void> => {
+    await emit([rooms.device(command.deviceId), rooms.project(command.projectId)], 'command', { ...commandView(command), seq });
   };
   return {
     async queued(command: StoredCommand): Promise<void> {
       const created = await store.create(command);
-      if (created) await announce(created.command);
+      if (created) await announce(created);
     },
     /** Moves a command; false when it does not exist (or is gone with its device). */
     async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at = new Date().toISOString()): Promise<boolean> {
       const change = await store.move(deviceId, commandId, state, at);
-      if (change?.changed) await announce(change.command);
+      if (change?.changed) await announce(change);
       return change !== null;
     },
   };

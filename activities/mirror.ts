@@ -73,7 +73,7 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
 
     /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms. */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
-      const { written, lastSeen } = await writeStatus(redis, req);
+      const { written, lastSeen, seq } = await writeStatus(redis, req);
       if (!written) {
         logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
         return { written: false, lastSeen: null };
@@ -83,6 +83,7 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
         status: req.status,
         lastSeen,
         reason: req.status === 'offline' ? (req.disconnectReason ?? null) : null,
+        seq,
       });
       return { written: true, lastSeen };
     },

@@ -116,19 +116,33 @@ export interface Command {
 }
 
 /** Socket.IO: what the server sends (DESIGN §7). */
-export interface PinUpdateEvent {
+/** Every device event carries the device's sequence number, which only grows (docs/realtime.md). */
+export interface Sequenced {
+  seq?: number;
+}
+
+export interface PinUpdateEvent extends Sequenced {
   deviceId: string;
   pin: string;
   value: string;
   updatedAt: string;
 }
 
-export interface DeviceStatusEvent {
+export interface DeviceStatusEvent extends Sequenced {
   deviceId: string;
   status: DeviceStatus;
   lastSeen: string | null;
   /** Why it went offline; null when online (or not known). */
   reason?: DisconnectReason | null;
+}
+
+/** A resync's answer for one device (store/device-sync.ts DeviceSnapshot). */
+export interface DeviceSnapshotEvent {
+  deviceId: string;
+  seq: number;
+  status: DeviceStatus;
+  lastSeen: string | null;
+  pins: Record<string, { value: string; updatedAt: string }>;
 }
 
 export interface SocketErrorEvent {
@@ -141,9 +155,9 @@ export interface ServerToClientEvents {
   'device:status': (event: DeviceStatusEvent) => void;
   notification: (record: NotificationRecord) => void;
   /** An alarm after each change (raised, cleared, acknowledged), to its project's room. */
-  alarm: (alarm: Alarm) => void;
+  alarm: (alarm: Alarm & Sequenced) => void;
   /** A command after each change of state, to its device's and project's rooms. */
-  command: (command: Command) => void;
+  command: (command: Command & Sequenced) => void;
   error: (event: SocketErrorEvent) => void;
 }
 
@@ -152,6 +166,8 @@ export type Ack<T> = ({ success: true } & T) | { success: false; error: SocketEr
 export interface ClientToServerEvents {
   subscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
   unsubscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
+  /** docs/realtime.md: a client that saw a gap (or reconnected) gets the latest state of a device or a project's devices. */
+  resync: (target: unknown, ack?: (result: Ack<{ devices: DeviceSnapshotEvent[] }>) => void) => void;
   'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean; commandId: string | null }>) => void) => void;
 }
 

@@ -22,6 +22,8 @@ export interface AlarmChange {
   alarm: Alarm;
   /** False when the call found it already so (a repeated raise, acknowledge or clear). */
   changed: boolean;
+  /** When changed: the device's event sequence number the `alarm` event carries (docs/realtime.md). */
+  seq: number;
 }
 
 export interface AlarmFilter {
@@ -56,8 +58,8 @@ export function createAlarmStore(redis: Redis) {
       redis,
       [keys.device(deviceId), keys.deviceAlarms(deviceId), keys.deviceRuleState(deviceId)],
       [op, ruleId, at, arg],
-    )) as [string, number] | null;
-    return reply ? { alarm: toAlarm(reply[0]), changed: Number(reply[1]) === 1 } : null;
+    )) as [string, number, number] | null;
+    return reply ? { alarm: toAlarm(reply[0]), changed: Number(reply[1]) === 1, seq: Number(reply[2]) } : null;
   }
 
   return {

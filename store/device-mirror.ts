@@ -18,11 +18,11 @@ export interface StatusWrite {
  * Writes status, statusChangedAt, lastSeen (which only moves forward) and the disconnect reason
  * (kept while offline); going offline clears the wake marker. Returns the lastSeen now stored, or `written: false` when the device is gone.
  */
-export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null }> {
-  const [written, seen] = (await WRITE_STATUS(
+export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null; seq: number }> {
+  const [written, seen, seq] = (await WRITE_STATUS(
     redis,
     [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId)],
     [req.status, req.statusChangedAt, req.lastSeen ?? '', req.status === 'offline' ? (req.disconnectReason ?? '') : ''],
-  )) as [number, string];
-  return written === 1 ? { written: true, lastSeen: seen || null } : { written: false, lastSeen: null };
+  )) as [number, string, number];
+  return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
 }

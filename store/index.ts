@@ -5,6 +5,7 @@ import { createAlarmStore } from './alarms';
 import { createApiKeyStore } from './api-keys';
 import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
+import { createDeviceSyncStore } from './device-sync';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
@@ -31,6 +32,7 @@ export function createStores(redis: Redis, config: Pick<Config, 'ACCESS_TOKEN_TT
     notifications: createNotificationQueries(redis),
     alarms: createAlarmStore(redis),
     commands: createCommandStore(redis),
+    sync: createDeviceSyncStore(redis),
     pinSeries: createPinSeriesStore(redis),
     pins: createPinStore(redis),
     rateLimits: createRateLimitStore(redis),

@@ -60,6 +60,8 @@ export interface StorePointResult {
   superseded: string | null;
   /** The command this device value acknowledged (it echoed the value sent), if any. */
   acknowledged: string | null;
+  /** The device's event sequence number this value's pin:update carries (docs/realtime.md). */
+  seq: number;
   crossed: string[];
 }
 
@@ -94,7 +96,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, superseded, acknowledged, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, seq, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
@@ -102,6 +104,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     latest: Number(latest) === 1,
     superseded: superseded ? String(superseded) : null,
     acknowledged: acknowledged ? String(acknowledged) : null,
+    seq: Number(seq),
     crossed: crossed.map(String),
   };
 }

@@ -194,7 +194,7 @@ export function createIngest(deps: IngestDeps) {
     }
 
     const updatedAt = at.toISOString();
-    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };
+    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
     const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
     if (stored.wake) {
       track(

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { ALARM_SEVERITIES, rooms, type Alarm } from '../../common/contracts';
+import { alarmRooms } from '../../activities/alarms';
+import { ALARM_SEVERITIES, type Alarm } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
 import type { AlarmChange } from '../../store/alarms';
@@ -38,7 +39,7 @@ export function alarmRoutes({ stores, emit }: RouteDeps): Router {
   /** Answers with the alarm after a change, emitting `alarm` when it did change. */
   async function answer(res: Response, change: AlarmChange | null): Promise<void> {
     if (!change) throw new AppError('ALARM_NOT_FOUND');
-    if (change.changed) await emit([rooms.project(change.alarm.projectId)], 'alarm', change.alarm);
+    if (change.changed) await emit(alarmRooms(change.alarm), 'alarm', { ...change.alarm, seq: change.seq });
     sendData(res, change.alarm);
   }
 

@@ -6,8 +6,8 @@
 -- A raise of an edge already applied (lastEdgeId) changes nothing; a raise while active updates
 -- the record (count, value, last raised), one on a cleared alarm makes it active and unacknowledged
 -- again. A clear by a user also forgets the rule's edge state, so a value inside raises it anew.
--- Returns {alarm JSON, 1 changed | 0 unchanged}, or nil when the device does not exist or (but
--- for raise) the alarm does not.
+-- Returns {alarm JSON, 1 changed | 0 unchanged, the device's next event sequence number when
+-- changed (docs/realtime.md) | 0}, or nil when the device does not exist or (but for raise) the alarm does not.
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local op, ruleId, at = ARGV[1], ARGV[2], ARGV[3]
 local current = redis.call('HGET', KEYS[2], ruleId)
@@ -49,6 +49,8 @@ elseif alarm.state == 'active' then
   changed = true
   if op == 'clear-by-user' then redis.call('HDEL', KEYS[3], ruleId) end
 end
-if changed then redis.call('HSET', KEYS[2], ruleId, cjson.encode(alarm)) end
-if changed then return {cjson.encode(alarm), 1} end
-return {cjson.encode(alarm), 0}
+if changed then
+  redis.call('HSET', KEYS[2], ruleId, cjson.encode(alarm))
+  return {cjson.encode(alarm), 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
+end
+return {cjson.encode(alarm), 0, 0}

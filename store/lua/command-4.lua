@@ -6,7 +6,8 @@
 --       5 create: how many records a device keeps
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
 -- the device acknowledges it by publishing the same value there (store-point-9.lua) or its id on
--- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state)}, or nil when the
+-- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
+-- sequence number when changed (docs/realtime.md) | 0}, or nil when the
 -- device or the command does not exist (or the command is another device's).
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 if ARGV[1] == 'create' then
@@ -14,7 +15,7 @@ if ARGV[1] == 'create' then
   redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
   redis.call('ZADD', KEYS[4], c.createdMs, c.id)
   redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[5]) + 1))
-  return {ARGV[2], 1}
+  return {ARGV[2], 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
 end
 local json = redis.call('GET', KEYS[2])
 if not json then return nil end
@@ -24,7 +25,7 @@ local allowed = false
 for from in string.gmatch(ARGV[3], '[^,]+') do
   if c.state == from then allowed = true end
 end
-if not allowed then return {json, 0} end
+if not allowed then return {json, 0, 0} end
 c.state = ARGV[1]
 local awaitField = 'ack:' .. c.pin
 if ARGV[1] == 'sent' then
@@ -37,4 +38,4 @@ elseif ARGV[1] == 'acknowledged' then
 end
 local out = cjson.encode(c)
 redis.call('SET', KEYS[2], out, 'KEEPTTL')
-return {out, 1}
+return {out, 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}

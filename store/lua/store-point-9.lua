@@ -10,7 +10,7 @@
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
---          acknowledged command id or '', crossed rule ids...};
+--          acknowledged command id or '', the device's event sequence number, crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE or STORE:PIN_LOCKED before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
@@ -80,7 +80,9 @@ if ARGV[7] == '1' then
   if not seen or seen < iso then redis.call('HSET', KEYS[4], 'lastSeen', iso) end
   if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
 end
-local result = {'ok', projectId, status, wake, newer, superseded, acknowledged}
+-- Live views (docs/realtime.md): the pin:update of this value carries the device's next sequence number.
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, seq}
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,

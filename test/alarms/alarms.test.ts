@@ -24,7 +24,7 @@ beforeAll(async () => {
   await addMember(stack.request, owner, projectId, viewer, 'viewer');
   socket = await connectSocket(stack.baseUrl, owner.token);
   sockets.push(socket);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toEqual({ success: true });
+  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
 }, 60_000);
 
 afterAll(async () => {

@@ -24,7 +24,7 @@ beforeAll(async () => {
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
   socket = await connectSocket(stack.baseUrl, owner.token);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toEqual({ success: true });
+  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
   statuses = collect(socket, 'device:status');
 }, 60_000);
 

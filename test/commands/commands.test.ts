@@ -23,7 +23,7 @@ beforeAll(async () => {
   [owner, stranger] = await Promise.all([registerUser(stack.request), registerUser(stack.request)]);
   projectId = (await createProject(stack.request, owner)).id;
   socket = await connectSocket(stack.baseUrl, owner.token);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toEqual({ success: true });
+  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
   events = collect(socket, 'command');
 }, 60_000);
 

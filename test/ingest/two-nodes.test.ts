@@ -32,7 +32,7 @@ async function socketOn(nodeIndex: number, target: { projectId: string } | { dev
   const socket = await connectSocket(stack.nodes[nodeIndex]!.baseUrl, owner.token);
   sockets.push(socket);
   const ack = await emitWithAck<{ success: boolean }>(socket, 'subscribe', target);
-  expect(ack).toEqual({ success: true });
+  expect(ack).toMatchObject({ success: true, seq: expect.any(Object) });
   return socket;
 }
 
@@ -58,7 +58,7 @@ describe('MQTT value → storage → Socket.IO on the other node', () => {
     const client = await deviceClient(device.id, device.token);
     await client.publishAsync(`${root()}/${device.id}/pin/V1`, '21.5', { qos: 1 });
 
-    expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String) });
+    expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String), seq: expect.any(Number) });
     const latest = JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V1')) as string);
     expect(latest.value).toBe('21.5');
     expect(await stack.redis.zcard(`device:${device.id}:history:V1`)).toBe(1);
