@@ -90,6 +90,17 @@ test('a value oscillating around the threshold inside the clear band raises one 
   await eventually(() => expect(events.filter((e) => e.id === alarm!.id).map((e) => e.state)).toEqual(['cleared', 'active']));
 }, 40_000);
 
+test('no Temporal action per value: 20 values inside the condition are one edge, one signal to the twin', async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  await addRule(device.id, { renotifySeconds: 60 });
+  const signals = async () => (await stack.metrics())['dds_twin_calls_total{kind="signal",name="alarmEdge",outcome="sent"}'] ?? 0;
+  const before = await signals();
+  await write(device.id, Array.from({ length: 20 }, (_, i) => String(40 + i)));
+  await eventually(async () => expect(await alarmsOf(device.id)).toEqual([expect.objectContaining({ raisedCount: 1, value: '40' })]), 15_000);
+  await sleep(1_000); // the relay has had time to carry out anything more
+  expect((await signals()) - before).toBe(1);
+}, 40_000);
+
 test('forSeconds: a short spike raises nothing; a condition that holds raises, with its notification', async () => {
   const device = await createDevice(stack.request, owner, projectId);
   await addRule(device.id, { forSeconds: 2 });
