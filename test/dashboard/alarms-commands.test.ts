@@ -88,3 +88,21 @@ test('a switch shows its command queued while the device is offline, then sent a
   await state.and(page.locator('[data-state="acknowledged"]')).waitFor();
   await screenshot(page, 'command-state');
 });
+
+test('the rule form sets the alarm settings of a threshold rule', async () => {
+  await page.goto(`${stack.baseUrl}/projects/${projectId}/rules`);
+  await page.getByRole('button', { name: 'New rule' }).click();
+  await page.getByLabel('Rule pin').fill('3');
+  await page.getByLabel('Threshold').fill('30');
+  await page.getByLabel('Severity').selectOption('major');
+  await page.getByLabel('Clears only past').fill('25');
+  await page.getByLabel('Re-notify seconds').fill('600');
+  await page.getByLabel('For seconds').fill('5');
+  await page.getByRole('button', { name: 'Save rule' }).click();
+  await eventually(async () => {
+    const rules = (await stack.request('GET', `/api/v1/notifications/rules?projectId=${projectId}`, { token: user.token })).body.data.rules;
+    expect(rules).toContainEqual(
+      expect.objectContaining({ pin: 3, threshold: 30, severity: 'major', clearThreshold: 25, renotifySeconds: 600, forSeconds: 5 }),
+    );
+  });
+});
