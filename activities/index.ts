@@ -1,3 +1,4 @@
+import { createAlarmActivities } from './alarms';
 import { createChannelActivities } from './channels';
 import { createCommandActivities } from './commands';
 import type { ActivityDeps } from './deps';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities(deps),
     ...createCommandActivities(deps),
     ...createChannelActivities(deps),
+    ...createAlarmActivities(deps),
   };
 }
 

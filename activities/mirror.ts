@@ -3,6 +3,7 @@ import { keys } from '../common/redis-keys';
 import { hsetWhileExists } from '../store/lua/hset-if-exists';
 import { deviceReportedAt, parseLatestValue } from '../store/latest-value';
 import { parseLocks } from '../store/pin-locks';
+import { createAlarmStore } from '../store/alarms';
 import { writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
 import { readTwinRules } from './rules';
@@ -32,6 +33,7 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
 
 /** Activities that read and write the Redis mirror the gateway's hot path reads. */
 export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
+  const alarmStore = createAlarmStore(redis);
   return {
     /** Everything a fresh twin (never started, or lost) rebuilds itself from. */
     async bootstrapTwin({ deviceId }: { deviceId: string }): Promise<BootstrapResult> {
@@ -50,12 +52,13 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
     },
 
     /** The check-back read: the device's and some pins' last-seen times, as the gateway wrote them. */
-    async readLastSeen({ deviceId, pins }: LastSeenRequest): Promise<LastSeenResult> {
-      const [exists, lastSeen, pendingCommands, values] = await Promise.all([
+    async readLastSeen({ deviceId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
+      const [exists, lastSeen, pendingCommands, values, alarmReadings] = await Promise.all([
         redis.exists(keys.device(deviceId)),
         redis.hget(keys.deviceState(deviceId), 'lastSeen'),
         redis.hlen(keys.devicePending(deviceId)),
         pins.length > 0 ? redis.hmget(keys.devicePins(deviceId), ...pins) : Promise.resolve([] as (string | null)[]),
+        alarms ? alarmStore.readings(deviceId, alarms) : Promise.resolve(undefined),
       ]);
       const result: LastSeenResult['pins'] = {};
       // A pin's data is what the device reported: apps' writes toward it do not keep a no_data rule quiet.
@@ -64,12 +67,13 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
         const reportedAt = latest ? deviceReportedAt(latest) : null;
         result[pin] = latest && reportedAt ? { value: latest.value, updatedAt: reportedAt } : null;
       });
-      return { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
+      const read: LastSeenResult = { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
+      return alarmReadings ? { ...read, alarms: alarmReadings } : read;
     },
 
     /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms. */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
-      const { written, lastSeen } = await writeStatus(redis, req);
+      const { written, lastSeen, seq } = await writeStatus(redis, req);
       if (!written) {
         logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
         return { written: false, lastSeen: null };
@@ -78,6 +82,8 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
         deviceId: req.deviceId,
         status: req.status,
         lastSeen,
+        reason: req.status === 'offline' ? (req.disconnectReason ?? null) : null,
+        seq,
       });
       return { written: true, lastSeen };
     },

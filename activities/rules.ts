@@ -22,11 +22,13 @@ export function toTwinRule(rule: Partial<NotificationRule>): TwinRule | null {
     if (typeof rule.duration !== 'number' || !(rule.duration > 0)) return null;
     duration = rule.duration;
   }
+  const forSeconds = condition !== 'no_data' && typeof rule.forSeconds === 'number' && rule.forSeconds > 0 ? rule.forSeconds : null;
   return {
     id: rule.id,
     condition,
     pin: condition === 'no_data' ? pin : null,
     duration,
+    ...(forSeconds ? { forSeconds } : {}),
     message: typeof rule.message === 'string' ? rule.message : '',
     channels: (Array.isArray(rule.channels) ? rule.channels : ['inApp']).filter((c): c is NotificationChannel =>
       CHANNELS.has(c as NotificationChannel),

@@ -2,8 +2,9 @@
  * Payloads of the twin's activities. Types only: the workflow bundle imports this file with
  * `import type`, so nothing here may need Node at run time.
  */
-import type { DeviceStatus, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
+import type { DeviceStatus, DisconnectReason, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
 import type { DeviceInfoFields } from '../common/device-info';
+import type { AlarmEdgeInput } from '../workflows/twin-state';
 
 /** A rule the twin watches itself (threshold rules belong to the gateway). */
 export interface TwinRule {
@@ -13,6 +14,8 @@ export interface TwinRule {
   pin: string | null;
   /** Seconds of silence for no_data rules; null for status rules. */
   duration: number | null;
+  /** offline/online rules: notify only if the device stays so this long (absent or 0: at once). */
+  forSeconds?: number;
   message: string;
   channels: NotificationChannel[];
 }
@@ -44,6 +47,16 @@ export interface LastSeenRequest {
   deviceId: string;
   /** Pins whose last update time is wanted (pin names). */
   pins: string[];
+  /** Rules whose alarm (record and edge state) is wanted; absent when none. */
+  alarms?: string[];
+}
+
+/** What a check-back read of one alarm says: its rule's edge state and the stored record's. */
+export interface AlarmReading {
+  /** The rule's edge state: the value is inside the alarm band now. */
+  inside: boolean;
+  active: boolean;
+  acknowledged: boolean;
 }
 
 export interface LastSeenResult {
@@ -54,6 +67,8 @@ export interface LastSeenResult {
   pins: Record<string, { value: string; updatedAt: string } | null>;
   /** How many commands are kept for the device. */
   pendingCommands: number;
+  /** Per requested alarm rule id (LastSeenRequest.alarms). */
+  alarms?: Record<string, AlarmReading>;
 }
 
 export interface WriteStatusRequest {
@@ -62,6 +77,8 @@ export interface WriteStatusRequest {
   status: DeviceStatus;
   statusChangedAt: string;
   lastSeen: string | null;
+  /** Why it went offline (absent from histories recorded before it existed). */
+  disconnectReason?: DisconnectReason | null;
 }
 
 export interface WriteStatusResult {
@@ -99,4 +116,15 @@ export interface FlushCommandsResult {
   delivered: number;
   /** Commands still kept (the broker was unreachable). */
   left: number;
+}
+
+export interface RaiseAlarmRequest {
+  deviceId: string;
+  projectId: string;
+  edge: AlarmEdgeInput;
+}
+
+export interface ClearAlarmRequest {
+  deviceId: string;
+  edge: AlarmEdgeInput;
 }

@@ -10,6 +10,11 @@ export const notificationWorkflowId = (notificationId: string): string => `notif
 
 export type DeviceStatus = 'online' | 'offline';
 
+/** Why a device went offline: its heartbeat timed out, it said so on its status topic, or its Last Will did. */
+export const DISCONNECT_REASONS = ['timeout', 'status message', 'last will'] as const;
+export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
+export const isDisconnectReason = (v: unknown): v is DisconnectReason => (DISCONNECT_REASONS as readonly unknown[]).includes(v);
+
 export interface PinLock {
   pin: string;
   lockedAt: string;
@@ -22,7 +27,31 @@ export type NotificationChannel = 'inApp' | 'push' | 'email';
 export type NotificationType = 'threshold' | 'device_status' | 'no_data';
 export type NotificationPriority = 'low' | 'normal' | 'high';
 
-export interface NotificationRule {
+/** How bad an alarm is, worst first. */
+export const ALARM_SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
+export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number];
+
+/** A threshold rule's escalation: unacknowledged this long, its alarm is notified on these channels too. */
+export interface AlarmEscalation {
+  afterSeconds: number;
+  channels: NotificationChannel[];
+}
+
+/**
+ * A threshold rule's alarm settings, all optional (absent from rules that do not set them).
+ * clearThreshold: hysteresis, the alarm clears only once the value crosses back past it;
+ * forSeconds: the condition must hold this long before the alarm raises; renotifySeconds: while
+ * active and unacknowledged, notify again at this period; escalate: see AlarmEscalation.
+ */
+export interface AlarmSettings {
+  clearThreshold?: number | null;
+  forSeconds?: number | null;
+  severity?: AlarmSeverity | null;
+  renotifySeconds?: number | null;
+  escalate?: AlarmEscalation | null;
+}
+
+export interface NotificationRule extends AlarmSettings {
   id: string;
   projectId: string;
   deviceId: string;
@@ -50,18 +79,70 @@ export interface NotificationRecord {
   createdAt: string;
 }
 
+/** One alarm: one record per threshold rule and device (docs/alarms.md). */
+export interface Alarm {
+  id: string;
+  projectId: string;
+  deviceId: string;
+  ruleId: string;
+  pin: string;
+  severity: AlarmSeverity;
+  state: 'active' | 'cleared';
+  acknowledged: boolean;
+  /** The value that last raised it. */
+  value: string;
+  raisedCount: number;
+  firstRaisedAt: string;
+  lastRaisedAt: string;
+  clearedAt: string | null;
+  acknowledgedAt: string | null;
+  acknowledgedBy: string | null;
+}
+
+export const COMMAND_STATES = ['queued', 'sent', 'acknowledged', 'expired', 'superseded'] as const;
+export type CommandState = (typeof COMMAND_STATES)[number];
+
+/** An app's write toward a device, with its receipt (docs/commands.md). */
+export interface Command {
+  id: string;
+  deviceId: string;
+  pin: string;
+  value: string;
+  state: CommandState;
+  createdAt: string;
+  sentAt: string | null;
+  acknowledgedAt: string | null;
+  expiresAt: string | null;
+}
+
 /** Socket.IO: what the server sends (DESIGN §7). */
-export interface PinUpdateEvent {
+/** Every device event carries the device's sequence number, which only grows (docs/realtime.md). */
+export interface Sequenced {
+  seq?: number;
+}
+
+export interface PinUpdateEvent extends Sequenced {
   deviceId: string;
   pin: string;
   value: string;
   updatedAt: string;
 }
 
-export interface DeviceStatusEvent {
+export interface DeviceStatusEvent extends Sequenced {
   deviceId: string;
   status: DeviceStatus;
   lastSeen: string | null;
+  /** Why it went offline; null when online (or not known). */
+  reason?: DisconnectReason | null;
+}
+
+/** A resync's answer for one device (store/device-sync.ts DeviceSnapshot). */
+export interface DeviceSnapshotEvent {
+  deviceId: string;
+  seq: number;
+  status: DeviceStatus;
+  lastSeen: string | null;
+  pins: Record<string, { value: string; updatedAt: string }>;
 }
 
 export interface SocketErrorEvent {
@@ -73,6 +154,10 @@ export interface ServerToClientEvents {
   'pin:update': (event: PinUpdateEvent) => void;
   'device:status': (event: DeviceStatusEvent) => void;
   notification: (record: NotificationRecord) => void;
+  /** An alarm after each change (raised, cleared, acknowledged), to its project's room. */
+  alarm: (alarm: Alarm & Sequenced) => void;
+  /** A command after each change of state, to its device's and project's rooms. */
+  command: (command: Command & Sequenced) => void;
   error: (event: SocketErrorEvent) => void;
 }
 
@@ -81,7 +166,9 @@ export type Ack<T> = ({ success: true } & T) | { success: false; error: SocketEr
 export interface ClientToServerEvents {
   subscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
   unsubscribe: (target: unknown, ack?: (result: Ack<object>) => void) => void;
-  'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean }>) => void) => void;
+  /** docs/realtime.md: a client that saw a gap (or reconnected) gets the latest state of a device or a project's devices. */
+  resync: (target: unknown, ack?: (result: Ack<{ devices: DeviceSnapshotEvent[] }>) => void) => void;
+  'pin:write': (payload: unknown, ack?: (result: Ack<{ delivered: boolean; commandId: string | null }>) => void) => void;
 }
 
 /** Socket.IO rooms every emitter (gateway and workers) uses. */

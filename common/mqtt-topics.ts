@@ -6,7 +6,9 @@ const uuid = z.uuid();
 export type DeviceTopic =
   | { kind: 'pin'; deviceId: string; pin: string }
   | { kind: 'status'; deviceId: string }
-  | { kind: 'info'; deviceId: string };
+  | { kind: 'info'; deviceId: string }
+  /** docs/commands.md: the device acknowledges a command by publishing its id here. */
+  | { kind: 'ack'; deviceId: string };
 
 export function parseDeviceTopic(topic: string, root: string): DeviceTopic | null {
   const parts = topic.split('/');
@@ -15,14 +17,32 @@ export function parseDeviceTopic(topic: string, root: string): DeviceTopic | nul
   if (parts.length === 4 && parts[2] === 'pin' && parts[3]) return { kind: 'pin', deviceId, pin: parts[3] };
   if (parts.length === 3 && parts[2] === 'status') return { kind: 'status', deviceId };
   if (parts.length === 3 && parts[2] === 'info') return { kind: 'info', deviceId };
+  if (parts.length === 3 && parts[2] === 'ack') return { kind: 'ack', deviceId };
   return null;
 }
 
 /** The shared-subscription filters every gateway node subscribes with, so each message is handled once. */
 export function deviceTopicFilters(root: string, group: string): string[] {
-  return [`$share/${group}/${root}/+/pin/+`, `$share/${group}/${root}/+/status`, `$share/${group}/${root}/+/info`];
+  return [
+    `$share/${group}/${root}/+/pin/+`,
+    `$share/${group}/${root}/+/status`,
+    `$share/${group}/${root}/+/info`,
+    `$share/${group}/${root}/+/ack`,
+  ];
 }
 
 export function commandTopic(root: string, deviceId: string, pin: string): string {
   return `${root}/${deviceId}/pin/${pin}/set`;
+}
+
+/**
+ * The MQTT 5 user property a device puts on its Last Will (`{root}/{id}/status`, payload `offline`)
+ * so the service records the disconnect as `last will` rather than `status message` (docs/alarms.md).
+ */
+export const LAST_WILL_PROPERTY = { name: 'dds-reason', value: 'last-will' } as const;
+
+/** Whether a status message's user properties mark it as the device's Last Will. */
+export function isLastWill(userProperties: Record<string, string | string[]> | undefined): boolean {
+  const value = userProperties?.[LAST_WILL_PROPERTY.name];
+  return Array.isArray(value) ? value.includes(LAST_WILL_PROPERTY.value) : value === LAST_WILL_PROPERTY.value;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { NotificationRecord } from './contracts';
+import type { AlarmEdgeIntent } from '../gateway/ingest/alarm-edges';
+import { ALARM_SEVERITIES, type NotificationRecord } from './contracts';
 
 /** The consumer group every gateway node's relay reads the outbox in. */
 export const OUTBOX_GROUP = 'relay';
@@ -22,7 +23,31 @@ const notificationRecord = z.object({
   createdAt: z.string(),
 }) satisfies z.ZodType<NotificationRecord>;
 
+const channel = z.enum(['inApp', 'push', 'email']);
+/** A threshold rule's alarm flipped (gateway/ingest/alarm-edges.ts): its twin is told. */
+const alarmEdge = z.object({
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  edge: z.object({
+    edgeId: z.string().min(1),
+    edge: z.enum(['raise', 'clear']),
+    ruleId: z.string().min(1),
+    pin: z.string(),
+    value: z.string(),
+    at: z.string(),
+    severity: z.enum(ALARM_SEVERITIES),
+    forSeconds: z.number().min(0),
+    renotifySeconds: z.number().positive().nullable(),
+    escalate: z.object({ afterSeconds: z.number().positive(), channels: z.array(channel) }).nullable(),
+    channels: z.array(channel),
+    title: z.string(),
+    message: z.string(),
+    notified: z.boolean(),
+  }),
+}) satisfies z.ZodType<AlarmEdgeIntent>;
+
 const intentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('alarm-edge'), payload: alarmEdge }),
   z.object({ type: z.literal('notification'), payload: notificationRecord }),
   z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),
   z.object({

@@ -39,6 +39,12 @@ export const keys = {
   devicePending: (deviceId: string) => `device:${deviceId}:pending`,
   /** Whether each threshold rule of a device is inside its condition now: field = rule id, value 1|0. */
   deviceRuleState: (deviceId: string) => `device:${deviceId}:rule-state`,
+  /** The alarms of a device, one per threshold rule: field = rule id, value = JSON (Alarm in contracts.ts; store/alarms.ts). */
+  deviceAlarms: (deviceId: string) => `device:${deviceId}:alarms`,
+  /** One command (Command in contracts.ts; store/commands.ts), JSON; expires a week after it was made. */
+  command: (commandId: string) => `command:${commandId}`,
+  /** A device's recent command ids, scored by creation (epoch ms); the newest 100 are kept. */
+  deviceCommands: (deviceId: string) => `device:${deviceId}:commands`,
   /** Short-lived marker: the twin was just told this offline device is active (dedups the signal). */
   deviceWake: (deviceId: string) => `device:${deviceId}:wake`,
   /** Ids of the notification rules bound to a device. */

@@ -41,3 +41,9 @@ export async function deviceAccess(
   if (!roleAtLeast(role, needed)) throw new AppError('FORBIDDEN', `This needs the ${needed} role or higher`);
   return { device, role };
 }
+
+/** The projects a listing covers: the caller's, or the one asked for (404 for a project they are not in). */
+export async function projectScope(stores: Stores, userId: string, projectId: string | undefined): Promise<string[]> {
+  if (projectId) return [(await projectAccess(stores, userId, projectId, 'viewer')).project.id];
+  return stores.projects.projectIdsOf(userId);
+}

@@ -12,11 +12,14 @@ import { createMetricsServer } from './metrics-server';
 import { docsUi } from './openapi/docs-ui';
 import { buildOpenApiDocument } from './openapi/document';
 import { staticDashboard } from './http/static-dashboard';
+import { createRoomEmitter } from '../activities/socket-events';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
 import { createSocketServer, type SocketServer } from './realtime/socket-server';
 import { adminRoutes } from './routes/admin';
+import { alarmRoutes } from './routes/alarms';
+import { commandRoutes } from './routes/commands';
 import { apiKeyRoutes } from './routes/api-keys';
 import { authRoutes } from './routes/auth';
 import { dataReadRoutes } from './routes/data-read';
@@ -31,7 +34,7 @@ import { simpleApiSettingRoutes } from './routes/simple-api-settings';
 import { widgetRoutes } from './routes/widgets';
 import type { RouteDeps } from './route-deps';
 
-export interface GatewayComponents extends Omit<RouteDeps, 'revocations'> {
+export interface GatewayComponents extends Omit<RouteDeps, 'revocations' | 'emit'> {
   metrics: Metrics;
   /** Socket.IO adapter connections: a normal one to publish, a dedicated one to subscribe. */
   pub: Redis;
@@ -66,6 +69,8 @@ const managementRouters = [
   widgetRoutes,
   ruleRoutes,
   notificationRoutes,
+  alarmRoutes,
+  commandRoutes,
 ];
 
 /** Builds a gateway node (HTTP + Socket.IO) from its components; it does not listen until asked. */
@@ -85,8 +90,10 @@ export function createGateway(components: GatewayComponents): Gateway {
     logger,
   });
   metrics.gauge('dds_socketio_connections', 'Socket.IO clients connected to this node', () => sockets.io.engine.clientsCount);
+  const emit = createRoomEmitter(components.pub);
   const through = (door: 'data' | 'external' | 'simple'): RouteDeps => ({
     ...components,
+    emit,
     revocations: sockets.revocations,
     ingest: meteredIngest(components.ingest, metrics, door),
   });

@@ -17,6 +17,7 @@ import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '..
 import { isTemporalDown } from './temporal-down';
 import {
   activitySignal,
+  alarmEdgeSignal,
   endSignal,
   infoSignal,
   lockUpdate,
@@ -25,6 +26,7 @@ import {
   statusSignal,
   unlockUpdate,
   type ActivityInput,
+  type AlarmEdgeInput,
   type deviceTwin,
   type InfoInput,
   type RulesChangedResult,
@@ -140,9 +142,9 @@ export function createTwinClient(options: TwinClientOptions) {
       );
     },
 
-    /** The device's status topic (or its Last Will) said online or offline. */
-    status(deviceId: string, projectId: string, status: DeviceStatus, at: string): Promise<void> {
-      const signalArgs: [StatusInput] = [{ status, at }];
+    /** The device's status topic (or its Last Will, `reason`) said online or offline. */
+    status(deviceId: string, projectId: string, status: DeviceStatus, at: string, reason?: StatusInput['reason']): Promise<void> {
+      const signalArgs: [StatusInput] = [reason ? { status, at, reason } : { status, at }];
       return signalWithStart(
         statusSignal.name,
         () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
@@ -155,6 +157,15 @@ export function createTwinClient(options: TwinClientOptions) {
       return signalWithStart(
         infoSignal.name,
         () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
+      );
+    },
+
+    /** A threshold rule's alarm flipped (an outbox intent): the twin records it and times its reminders. */
+    alarmEdge(deviceId: string, projectId: string, edge: AlarmEdgeInput): Promise<void> {
+      const signalArgs: [AlarmEdgeInput] = [edge];
+      return signalWithStart(
+        alarmEdgeSignal.name,
+        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: alarmEdgeSignal, signalArgs }),
       );
     },
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DeviceStatus, PinLock } from '../common/contracts';
+import { isDisconnectReason, type DeviceStatus, type DisconnectReason, type PinLock } from '../common/contracts';
 import type { WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
@@ -39,6 +39,8 @@ export interface DeviceState {
   ipAddress: string | null;
   firmwareVersion: string | null;
   hardwareType: string | null;
+  /** Why the device last went offline (docs/alarms.md); null while online or not known. */
+  disconnectReason: DisconnectReason | null;
 }
 
 export interface DeviceWithState extends Device {
@@ -67,6 +69,7 @@ export function toDeviceState(h: Record<string, string>): DeviceState {
     ipAddress: h.ipAddress || null,
     firmwareVersion: h.firmwareVersion || null,
     hardwareType: h.hardwareType || null,
+    disconnectReason: h.status !== 'online' && isDisconnectReason(h.disconnectReason) ? h.disconnectReason : null,
   };
 }
 

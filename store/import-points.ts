@@ -20,7 +20,7 @@ export interface ImportReading {
 export interface ImportResult {
   projectId: string;
   /** The latest values the import moved. */
-  moved: { pin: string; value: string; updatedAt: string }[];
+  moved: { pin: string; value: string; updatedAt: string; seq: number }[];
 }
 
 export async function importPoints(
@@ -31,9 +31,11 @@ export async function importPoints(
     redis,
     [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream],
     [input.historyStreamMax, input.deviceId, ...input.readings.flatMap((r) => [r.pin, r.value, r.at.getTime(), r.at.toISOString()])],
-  )) as string[];
+  )) as (string | number)[];
   const [projectId, ...flat] = reply;
   const moved: ImportResult['moved'] = [];
-  for (let i = 0; i + 2 < flat.length; i += 3) moved.push({ pin: flat[i] as string, value: flat[i + 1] as string, updatedAt: flat[i + 2] as string });
+  for (let i = 0; i + 3 < flat.length; i += 4) {
+    moved.push({ pin: String(flat[i]), value: String(flat[i + 1]), updatedAt: String(flat[i + 2]), seq: Number(flat[i + 3]) });
+  }
   return { projectId: String(projectId), moved };
 }

@@ -1,8 +1,11 @@
 import type { Config } from '../common/config';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { createAlarmStore } from './alarms';
 import { createApiKeyStore } from './api-keys';
+import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
+import { createDeviceSyncStore } from './device-sync';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
@@ -30,6 +33,9 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
     widgets: createWidgetStore(redis, outbox),
     rules: createRuleStore(redis, outbox),
     notifications: createNotificationQueries(redis),
+    alarms: createAlarmStore(redis),
+    commands: createCommandStore(redis),
+    sync: createDeviceSyncStore(redis),
     pinSeries,
     pins: createPinStore(redis, pinSeries),
     rateLimits: createRateLimitStore(redis),

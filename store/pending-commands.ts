@@ -15,6 +15,10 @@ export interface PendingCommand {
   at?: string;
   /** The stored JSON, to remove exactly this command once delivered. */
   raw: string;
+  /** Its command record (docs/commands.md); absent in commands kept by older versions. */
+  commandId?: string;
+  /** Past this (ISO) it is never sent. */
+  expiresAt?: string;
 }
 
 /**
@@ -23,8 +27,13 @@ export interface PendingCommand {
  */
 export function createPendingCommandStore(redis: Redis) {
   return {
-    async keep(deviceId: string, pin: string, value: string, at: Date = new Date()): Promise<boolean> {
-      const json = JSON.stringify({ value, queuedAt: new Date().toISOString(), at: at.toISOString() });
+    async keep(deviceId: string, pin: string, value: string, at: Date = new Date(), command?: { id: string; expiresAt: string | null }): Promise<boolean> {
+      const json = JSON.stringify({
+        value,
+        queuedAt: new Date().toISOString(),
+        at: at.toISOString(),
+        ...(command ? { commandId: command.id, ...(command.expiresAt ? { expiresAt: command.expiresAt } : {}) } : {}),
+      });
       return hsetWhileExists(redis, keys.device(deviceId), keys.devicePending(deviceId), { [pin]: json });
     },
 
@@ -32,7 +41,11 @@ export function createPendingCommandStore(redis: Redis) {
     async list(deviceId: string): Promise<PendingCommand[]> {
       const raw = await redis.hgetall(keys.devicePending(deviceId));
       return Object.entries(raw)
-        .map(([pin, json]) => ({ pin, raw: json, ...(JSON.parse(json) as { value: string; queuedAt: string; at?: string }) }))
+        .map(([pin, json]) => ({
+          pin,
+          raw: json,
+          ...(JSON.parse(json) as { value: string; queuedAt: string; at?: string; commandId?: string; expiresAt?: string }),
+        }))
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.pin.localeCompare(b.pin));
     },
 

@@ -1,4 +1,3 @@
-import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
@@ -6,9 +5,10 @@ import { luaScript } from './lua/load';
 /**
  * The ingest pipeline's one Redis round trip: checks the device exists and (for writes toward the
  * device) that the pin is not locked; stores the latest value (unless a newer one is there) and
- * appends the point to the history stream (persisted to PostgreSQL by gateway/history/persister.ts); moves lastSeen forward for values the device
- * reported; flips the edge state of threshold rules and returns those that just crossed, writing the
- * notification each crossing raises to the outbox in the same step; and, for
+ * appends the point to the history stream (persisted to PostgreSQL by gateway/history/persister.ts);
+ * moves lastSeen forward for values the device reported; flips the edge state of threshold rules
+ * (with hysteresis) and returns those that just crossed into their condition, writing the intents
+ * of each raise and clear edge (notification, alarm edge) to the outbox in the same step; and, for
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
  * value per pin), in the same step, for its twin to deliver when it comes online (store-point-9.lua).
@@ -29,20 +29,42 @@ export interface StorePointInput {
   towardDevice: boolean;
   fromDevice: boolean;
   wakeTtlS: number;
-  /**
-   * Rules whose condition the value decides: rule id, inside the condition now, and the
-   * notification written to the outbox if the value crosses into it.
-   */
-  ruleStates: [string, boolean, NotificationRecord | null][];
-  /** The outbox stream (keys.outbox) a crossing's notification is written to. */
+  /** Threshold rules the value decides (their edge state, and what an edge writes to the outbox). */
+  ruleStates: RuleEdge[];
+  /** The outbox stream (keys.outbox) an edge's intents are written to. */
   outbox: string;
+  /** The command an app's write is (docs/commands.md): kept with it when the device is not online. */
+  command?: { id: string; expiresAt: string | null };
 }
+
+/** An outbox intent as the script writes it: its type and its payload. */
+export type EdgeIntent = [type: string, payload: unknown];
+
+/**
+ * One threshold rule for one value: '1' inside its condition, '0' out past its clear threshold,
+ * '=' in the clear band between (the edge state stays); the intents a raise and a clear write.
+ */
+export interface RuleEdge {
+  ruleId: string;
+  state: '1' | '0' | '=';
+  onRaise: EdgeIntent[];
+  onClear: EdgeIntent[];
+}
+
+const intentsArg = (intents: EdgeIntent[]): string =>
+  intents.length === 0 ? '' : JSON.stringify(intents.map(([type, payload]) => [type, JSON.stringify(payload)]));
 
 export interface StorePointResult {
   projectId: string;
   online: boolean;
   wake: boolean;
   latest: boolean;
+  /** The kept command this write replaced, if any. */
+  superseded: string | null;
+  /** The command this device value acknowledged (it echoed the value sent), if any. */
+  acknowledged: string | null;
+  /** The device's event sequence number this value's pin:update carries (docs/realtime.md). */
+  seq: number;
   crossed: string[];
 }
 
@@ -72,15 +94,20 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.wakeTtlS,
       input.deviceId,
       new Date().toISOString(),
-      ...input.ruleStates.flatMap(([id, inside, raises]) => [id, inside ? '1' : '0', raises ? JSON.stringify(raises) : '']),
+      input.command?.id ?? '',
+      input.command?.expiresAt ?? '',
+      ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, seq, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
     wake: Number(wake) === 1,
     latest: Number(latest) === 1,
+    superseded: superseded ? String(superseded) : null,
+    acknowledged: acknowledged ? String(acknowledged) : null,
+    seq: Number(seq),
     crossed: crossed.map(String),
   };
 }

@@ -29,9 +29,20 @@ import type { NotificationRecord, PinLock } from '../common/contracts';
 import { notificationWorkflowId } from '../common/contracts';
 import { deliverNotification } from './notification-delivery';
 import * as twin from './twin-state';
-import type { ActivityInput, InfoInput, LockInput, StatusInput, TwinConfig, TwinEffect, TwinState, TwinView, UnlockInput } from './twin-state';
+import type {
+  ActivityInput,
+  AlarmEdgeInput,
+  InfoInput,
+  LockInput,
+  StatusInput,
+  TwinConfig,
+  TwinEffect,
+  TwinState,
+  TwinView,
+  UnlockInput,
+} from './twin-state';
 
-export type { ActivityInput, InfoInput, LockInput, StatusInput, TwinState, TwinView, UnlockInput } from './twin-state';
+export type { ActivityInput, AlarmEdgeInput, InfoInput, LockInput, StatusInput, TwinState, TwinView, UnlockInput } from './twin-state';
 
 export interface UnlockResult {
   released: boolean;
@@ -56,6 +67,8 @@ export interface TwinEnd {
 export const activitySignal = defineSignal<[ActivityInput]>('activity');
 export const statusSignal = defineSignal<[StatusInput]>('status');
 export const infoSignal = defineSignal<[InfoInput]>('info');
+/** A threshold rule's alarm flipped on the ingest path (docs/alarms.md): sent once per edge, never per value. */
+export const alarmEdgeSignal = defineSignal<[AlarmEdgeInput]>('alarmEdge');
 /** The device was deleted: the twin finishes what it is doing and completes. */
 export const endSignal = defineSignal('end');
 export const lockUpdate = defineUpdate<PinLock, [LockInput]>('lock');
@@ -117,7 +130,14 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     switch (effect.kind) {
       case 'writeStatus': {
         const at = s.statusChangedAt ?? twin.isoOf(nowMs());
-        const result = await durable.writeStatus({ deviceId, projectId, status: s.status, statusChangedAt: at, lastSeen: s.lastSeen });
+        const result = await durable.writeStatus({
+          deviceId,
+          projectId,
+          status: s.status,
+          statusChangedAt: at,
+          lastSeen: s.lastSeen,
+          disconnectReason: s.disconnectReason,
+        });
         s = twin.statusWritten(s, result.lastSeen, nowMs());
         return;
       }
@@ -134,6 +154,12 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         return;
       case 'writeInfo':
         await durable.writeInfo({ deviceId, ...effect.changes });
+        return;
+      case 'raiseAlarm':
+        await durable.raiseAlarm({ deviceId, projectId, edge: effect.edge });
+        return;
+      case 'clearAlarm':
+        await durable.clearAlarm({ deviceId, edge: effect.edge });
         return;
     }
   }
@@ -166,7 +192,9 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   async function checkBack(): Promise<void> {
     const plan: twin.CheckBackPlan | null = twin.planCheckBack(s, cfg, nowMs());
     if (!plan) return;
-    const seen = await durable.readLastSeen({ deviceId, pins: plan.pins });
+    const seen = await durable.readLastSeen(
+      plan.alarmRuleIds.length > 0 ? { deviceId, pins: plan.pins, alarms: plan.alarmRuleIds } : { deviceId, pins: plan.pins },
+    );
     await apply(twin.checkedBack(s, cfg, plan, seen, nowMs()));
   }
 
@@ -185,6 +213,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   setHandler(activitySignal, (a) => take(twin.receiveActivity(s, a, nowMs())));
   setHandler(statusSignal, async (sig) => take(twin.receiveStatus(s, sig, nowMs())));
   setHandler(infoSignal, async (info) => take(twin.receiveInfo(s, info, nowMs())));
+  setHandler(alarmEdgeSignal, async (edge) => take(twin.receiveAlarmEdge(s, edge, nowMs())));
 
   setHandler(
     lockUpdate,

@@ -5,8 +5,17 @@
  * (device-twin.ts) is the shell that feeds events in, runs the effects through activities and
  * child workflows one at a time, sleeps until `nextDeadline`, and continues-as-new.
  */
-import type { BootstrapResult, LastSeenResult, TwinRule } from '../activities/types';
-import type { DeviceStatus, NotificationPriority, NotificationType, PinLock } from '../common/contracts';
+import type { AlarmReading, BootstrapResult, LastSeenResult, TwinRule } from '../activities/types';
+import type {
+  AlarmEscalation,
+  AlarmSeverity,
+  DeviceStatus,
+  DisconnectReason,
+  NotificationChannel,
+  NotificationPriority,
+  NotificationType,
+  PinLock,
+} from '../common/contracts';
 import { INFO_FIELDS, infoFieldValue, type DeviceInfoFields } from '../common/device-info';
 import { parsePin } from '../common/pins';
 
@@ -24,6 +33,8 @@ export interface ActivityInput {
 export interface StatusInput {
   status: DeviceStatus;
   at: string;
+  /** For `offline`: whether the device said so itself or its Last Will did (absent: a status message). */
+  reason?: Exclude<DisconnectReason, 'timeout'>;
 }
 
 /** The device's info topic. Absent fields stay as they were; `at`, when given, also counts as activity. */
@@ -42,6 +53,31 @@ export interface UnlockInput {
   widgetId?: string | null;
 }
 
+/**
+ * A threshold rule's alarm state flipped on the ingest path (an outbox intent, one per edge, never
+ * one per value): `raise` when a value entered the condition, `clear` when one crossed back past
+ * the clear threshold (docs/alarms.md). Carries the rule's alarm settings as they were then.
+ */
+export interface AlarmEdgeInput {
+  /** Unique per edge: a repeated hand-off of the same edge is ignored. */
+  edgeId: string;
+  edge: 'raise' | 'clear';
+  ruleId: string;
+  pin: string;
+  value: string;
+  /** When the value that made the edge was measured (ISO 8601). */
+  at: string;
+  severity: AlarmSeverity;
+  forSeconds: number;
+  renotifySeconds: number | null;
+  escalate: AlarmEscalation | null;
+  channels: NotificationChannel[];
+  title: string;
+  message: string;
+  /** The gateway already wrote this raise's notification to the outbox (rules without forSeconds). */
+  notified: boolean;
+}
+
 // ---- State -----------------------------------------------------------------------------------
 
 export interface NoDataTimer {
@@ -55,6 +91,25 @@ export interface NoDataTimer {
   checkAt: number;
 }
 
+/** An alarm the twin is timing: waiting out forSeconds, or raised and reminding (re-notify, escalation). */
+export interface AlarmTimer {
+  /** The raise edge it belongs to. */
+  edge: AlarmEdgeInput;
+  phase: 'pending' | 'active';
+  /** Epoch ms: pending raises then, if the value is still inside. */
+  raiseAt: number | null;
+  renotifyAt: number | null;
+  escalateAt: number | null;
+}
+
+/** A status rule with forSeconds waiting for the device to stay that way (docs/alarms.md). */
+export interface StatusHold {
+  status: DeviceStatus;
+  /** The status change it waits on (ISO 8601): the notification's `{value}` time. */
+  since: string;
+  notifyAt: number;
+}
+
 export type EndReason = 'ended' | 'device-missing';
 
 export interface TwinState {
@@ -62,6 +117,10 @@ export interface TwinState {
   status: DeviceStatus;
   lastSeen: string | null;
   statusChangedAt: string | null;
+  /** Why the device last went offline; null while online (or never known). */
+  disconnectReason: DisconnectReason | null;
+  /** By rule id: offline/online rules with forSeconds whose notification waits for the status to hold. */
+  statusHolds: Record<string, StatusHold>;
   /** Epoch ms of the last online→offline change: activity from before it does not bring the device back. */
   offlineSince: number | null;
   ipAddress: string | null;
@@ -73,6 +132,10 @@ export interface TwinState {
   rules: TwinRule[];
   /** By rule id. */
   noData: Record<string, NoDataTimer>;
+  /** By rule id: alarms with a timer running (only those; a raised alarm without reminders has none). */
+  alarms: Record<string, AlarmTimer>;
+  /** By rule id: the last alarm edge applied, so a repeated or older hand-off is ignored. */
+  alarmEdges: Record<string, { id: string; at: number }>;
   /** Epoch ms of the last status mirror write. */
   mirroredAt: number;
   /** Epoch ms since when `device:{id}` has been missing, or null. */
@@ -97,10 +160,17 @@ export interface TwinConfig {
 export type TwinEffect =
   /** Write status, statusChangedAt and lastSeen, as the state holds them when it runs, to the mirror. */
   | { kind: 'writeStatus' }
-  | { kind: 'notify'; rule: TwinRule; type: NotificationType; title: string; message: string; priority: NotificationPriority }
+  | { kind: 'notify'; rule: NotifyTarget; type: NotificationType; title: string; message: string; priority: NotificationPriority }
   /** Deliver the commands kept for the device while it was not online. */
   | { kind: 'flushCommands' }
-  | { kind: 'writeInfo'; changes: DeviceInfoFields };
+  | { kind: 'writeInfo'; changes: DeviceInfoFields }
+  /** Raise (or update, when active) the rule's alarm record and emit `alarm`; idempotent per edge. */
+  | { kind: 'raiseAlarm'; edge: AlarmEdgeInput }
+  /** Clear the rule's alarm record, if it is active, and emit `alarm`. */
+  | { kind: 'clearAlarm'; edge: AlarmEdgeInput };
+
+/** Whom a notification is for: the rule it comes from and its channels. */
+export type NotifyTarget = Pick<TwinRule, 'id' | 'channels'>;
 
 export interface Decision {
   state: TwinState;
@@ -110,9 +180,10 @@ export interface Decision {
 /** Work a message queues behind the twin's running steps: decided when its turn comes. */
 export type TwinStep =
   | { kind: 'activityAt'; at: string }
-  | { kind: 'offlineAt'; at: string }
+  | { kind: 'offlineAt'; at: string; reason?: Exclude<DisconnectReason, 'timeout'> }
   | { kind: 'healMirror' }
-  | { kind: 'info'; changes: DeviceInfoFields; at: string | null };
+  | { kind: 'info'; changes: DeviceInfoFields; at: string | null }
+  | { kind: 'alarmEdge'; edge: AlarmEdgeInput; now: number };
 
 /** What a handler learnt from a message: the new state, the step to queue, and why it was ignored. */
 export interface Received {
@@ -128,6 +199,8 @@ export interface CheckBackPlan {
   /** Pins whose last data the due no_data rules need. */
   pins: string[];
   dueRuleIds: string[];
+  /** Rules whose alarm timer is due: their alarm and edge state must be read. */
+  alarmRuleIds: string[];
 }
 
 // ---- Tunables --------------------------------------------------------------------------------
@@ -178,6 +251,8 @@ export function freshState(): TwinState {
     status: 'offline',
     lastSeen: null,
     statusChangedAt: null,
+    disconnectReason: null,
+    statusHolds: {},
     offlineSince: null,
     ipAddress: null,
     firmwareVersion: null,
@@ -186,6 +261,8 @@ export function freshState(): TwinState {
     pinActivity: {},
     rules: [],
     noData: {},
+    alarms: {},
+    alarmEdges: {},
     mirroredAt: 0,
     missingSince: null,
     stats: { signals: 0, updates: 0, notifications: 0, commandsDelivered: 0, runs: 1 },
@@ -309,7 +386,7 @@ export function receiveStatus(s0: TwinState, input: Partial<StatusInput> | undef
     return { state: s, step: null, warning: 'status signal with a bad payload ignored' };
   }
   if (input.status === 'online') return { state: seenAt(s, input.at), step: { kind: 'activityAt', at: input.at } };
-  return { state: s, step: { kind: 'offlineAt', at: input.at } };
+  return { state: s, step: { kind: 'offlineAt', at: input.at, reason: input.reason === 'last will' ? 'last will' : 'status message' } };
 }
 
 /** The device's info topic: changed fields (within the limits of common/device-info) and, with `at`, activity. */
@@ -339,30 +416,56 @@ export function endRequested(s: TwinState): TwinState {
 
 // ---- Steps: decided when their turn in the twin's queue comes --------------------------------
 
-/** online ⇄ offline: the mirror write, then the matching status rules' notifications, then (online) kept commands. */
-function transition(s: TwinState, status: DeviceStatus, at: string): Decision {
+function statusNotice(rule: TwinRule, status: DeviceStatus): TwinEffect {
+  return {
+    kind: 'notify',
+    rule,
+    type: 'device_status',
+    title: `Device ${status}`,
+    message: rule.message ? rule.message.replaceAll('{value}', status) : `Device is ${status}`,
+    priority: status === 'offline' ? 'high' : 'normal',
+  };
+}
+
+/**
+ * online ⇄ offline: the mirror write, then the matching status rules' notifications, then (online)
+ * kept commands. A rule with forSeconds waits instead (a StatusHold); the change cancels the holds
+ * of the other status, so a device that flaps back within forSeconds notifies nobody.
+ */
+function transition(s: TwinState, status: DeviceStatus, at: string, reason: DisconnectReason | null = null): Decision {
   if (s.status === status) return { state: s, effects: [] };
+  const statusHolds: Record<string, StatusHold> = {};
+  const effects: TwinEffect[] = [{ kind: 'writeStatus' }];
+  for (const rule of s.rules) {
+    if (rule.condition !== status) continue;
+    if (rule.forSeconds) statusHolds[rule.id] = { status, since: at, notifyAt: (msOf(at) ?? 0) + rule.forSeconds * 1000 };
+    else effects.push(statusNotice(rule, status));
+  }
   const next: TwinState = {
     ...s,
     status,
     statusChangedAt: at,
+    disconnectReason: status === 'offline' ? reason : null,
+    statusHolds,
     lastSeen: status === 'online' ? later(s.lastSeen, at) : s.lastSeen,
     offlineSince: status === 'offline' ? msOf(at) : s.offlineSince,
   };
-  const effects: TwinEffect[] = [{ kind: 'writeStatus' }];
-  for (const rule of s.rules) {
-    if (rule.condition !== status) continue;
-    effects.push({
-      kind: 'notify',
-      rule,
-      type: 'device_status',
-      title: `Device ${status}`,
-      message: rule.message ? rule.message.replaceAll('{value}', status) : `Device is ${status}`,
-      priority: status === 'offline' ? 'high' : 'normal',
-    });
-  }
   if (status === 'online') effects.push({ kind: 'flushCommands' });
   return { state: next, effects };
+}
+
+/** Holds due at `now`: notified if the device is still in that status (and the rule still watched). */
+function statusHoldsDue(s: TwinState, now: number): Decision {
+  const due = Object.entries(s.statusHolds).filter(([, hold]) => hold.notifyAt <= now);
+  if (due.length === 0) return { state: s, effects: [] };
+  const statusHolds = { ...s.statusHolds };
+  const effects: TwinEffect[] = [];
+  for (const [ruleId, hold] of due) {
+    delete statusHolds[ruleId];
+    const rule = s.rules.find((r) => r.id === ruleId && r.condition === hold.status);
+    if (rule && s.status === hold.status) effects.push(statusNotice(rule, hold.status));
+  }
+  return { state: { ...s, statusHolds }, effects };
 }
 
 /** Activity at `at` brings an offline device online, unless it predates the device going offline. */
@@ -380,7 +483,7 @@ export function decideStep(s: TwinState, step: TwinStep): Decision {
     case 'offlineAt': {
       const statusAt = msOf(s.statusChangedAt);
       if (statusAt !== null && (msOf(step.at) ?? 0) < statusAt) return { state: s, effects: [] }; // older than the last change
-      return transition(s, 'offline', step.at);
+      return transition(s, 'offline', step.at, step.reason ?? 'status message');
     }
     case 'healMirror':
       return { state: s, effects: [{ kind: 'writeStatus' }] };
@@ -390,6 +493,8 @@ export function decideStep(s: TwinState, step: TwinStep): Decision {
       const decision = activityAt(s, step.at);
       return { state: decision.state, effects: [...write, ...decision.effects] };
     }
+    case 'alarmEdge':
+      return alarmEdgeDecision(s, step.edge, step.now);
   }
 }
 
@@ -447,6 +552,13 @@ export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number): number
   for (const timer of Object.values(s.noData)) {
     if (next === null || timer.checkAt < next) next = timer.checkAt;
   }
+  for (const timer of Object.values(s.alarms)) {
+    const at = alarmDueAt(timer);
+    if (at !== null && (next === null || at < next)) next = at;
+  }
+  for (const hold of Object.values(s.statusHolds)) {
+    if (next === null || hold.notifyAt < next) next = hold.notifyAt;
+  }
   return next;
 }
 
@@ -455,11 +567,14 @@ export function planCheckBack(s: TwinState, cfg: TwinConfig, now: number): Check
   const heartbeatDue = (heartbeatDeadline(s, cfg, now) ?? Infinity) <= now;
   const due = Object.entries(s.noData).filter(([, timer]) => timer.checkAt <= now);
   const orphanDue = s.missingSince !== null && s.missingSince + orphanGraceMs(cfg) <= now;
-  if (!heartbeatDue && due.length === 0 && !orphanDue) return null;
+  const alarmsDue = Object.entries(s.alarms).filter(([, timer]) => (alarmDueAt(timer) ?? Infinity) <= now);
+  const holdsDue = Object.values(s.statusHolds).some((hold) => hold.notifyAt <= now);
+  if (!heartbeatDue && due.length === 0 && !orphanDue && alarmsDue.length === 0 && !holdsDue) return null;
   return {
     at: now,
     pins: [...new Set(due.flatMap(([, timer]) => (timer.pin ? [timer.pin] : [])))],
     dueRuleIds: due.map(([ruleId]) => ruleId),
+    alarmRuleIds: alarmsDue.map(([ruleId]) => ruleId),
   };
 }
 
@@ -493,13 +608,16 @@ export function checkedBack(s0: TwinState, cfg: TwinConfig, plan: CheckBackPlan,
   if (s.status === 'online') {
     const lastSeen = msOf(s.lastSeen) ?? plan.at;
     if (now - lastSeen >= timeoutMs(cfg)) {
-      const offline = transition(s, 'offline', isoOf(now));
+      const offline = transition(s, 'offline', isoOf(now), 'timeout');
       s = offline.state;
       effects.push(...offline.effects);
     } else if (seen.pendingCommands > 0) {
       effects.push({ kind: 'flushCommands' });
     }
   }
+  const held = statusHoldsDue(s, now);
+  s = held.state;
+  effects.push(...held.effects);
 
   const noData = { ...s.noData };
   for (const ruleId of plan.dueRuleIds) {
@@ -521,7 +639,124 @@ export function checkedBack(s0: TwinState, cfg: TwinConfig, plan: CheckBackPlan,
       priority: 'high',
     });
   }
-  return { state: { ...s, noData }, effects };
+
+  const alarms = { ...s.alarms };
+  for (const ruleId of plan.alarmRuleIds) {
+    const timer = alarms[ruleId];
+    if (!timer) continue;
+    const result = evaluateAlarm(timer, seen.alarms?.[ruleId] ?? null, now);
+    if (result.timer) alarms[ruleId] = result.timer;
+    else delete alarms[ruleId];
+    effects.push(...result.effects);
+  }
+  return { state: { ...s, noData, alarms }, effects };
+}
+
+// ---- Alarms (docs/alarms.md) ------------------------------------------------------------------
+
+const SEVERITY_PRIORITY: Record<AlarmSeverity, NotificationPriority> = {
+  critical: 'high',
+  major: 'high',
+  minor: 'normal',
+  warning: 'normal',
+  info: 'low',
+};
+
+const ALARM_EDGES = new Set(['raise', 'clear']);
+
+/**
+ * An alarm edge from the outbox. Delivery is at least once and in no fixed order, so an edge
+ * already applied (same id) or older than the last applied one is dropped here.
+ */
+export function receiveAlarmEdge(s0: TwinState, input: Partial<AlarmEdgeInput> | undefined, now: number): Received {
+  const s = counted(s0, 'signals', now);
+  const at = msOf(input?.at);
+  if (!input || typeof input.edgeId !== 'string' || typeof input.ruleId !== 'string' || !ALARM_EDGES.has(input.edge ?? '') || at === null) {
+    return { state: s, step: null, warning: 'alarm edge with a bad payload ignored' };
+  }
+  const edge = input as AlarmEdgeInput;
+  const last = s.alarmEdges[edge.ruleId];
+  if (last && (last.id === edge.edgeId || at < last.at)) return { state: s, step: null };
+  return {
+    state: { ...s, alarmEdges: { ...s.alarmEdges, [edge.ruleId]: { id: edge.edgeId, at } } },
+    step: { kind: 'alarmEdge', edge, now },
+  };
+}
+
+/** When a timer next needs the twin (epoch ms), or null. */
+function alarmDueAt(timer: AlarmTimer): number | null {
+  const times = [timer.raiseAt, timer.renotifyAt, timer.escalateAt].filter((t): t is number => t !== null);
+  return times.length === 0 ? null : Math.min(...times);
+}
+
+function withAlarm(s: TwinState, ruleId: string, timer: AlarmTimer | null): TwinState {
+  const { [ruleId]: _old, ...alarms } = s.alarms;
+  return { ...s, alarms: timer ? { ...alarms, [ruleId]: timer } : alarms };
+}
+
+/** The notification of an alarm: raised, reminded while unacknowledged, or escalated (to the escalation's channels too). */
+export function alarmNotice(edge: AlarmEdgeInput, why: 'raised' | 'still active' | 'escalated'): TwinEffect {
+  const channels = why === 'escalated' && edge.escalate ? [...new Set([...edge.channels, ...edge.escalate.channels])] : edge.channels;
+  return {
+    kind: 'notify',
+    rule: { id: edge.ruleId, channels },
+    type: 'threshold',
+    title: why === 'raised' ? edge.title : `${edge.title} (${why})`,
+    message: edge.message,
+    priority: why === 'escalated' ? 'high' : SEVERITY_PRIORITY[edge.severity],
+  };
+}
+
+/** The alarm raises now: the record, its notification unless the gateway sent it, and its reminders. */
+function raiseNow(edge: AlarmEdgeInput, now: number): { timer: AlarmTimer | null; effects: TwinEffect[] } {
+  const effects: TwinEffect[] = [{ kind: 'raiseAlarm', edge }];
+  if (!edge.notified) effects.push(alarmNotice(edge, 'raised'));
+  const renotifyAt = edge.renotifySeconds ? now + edge.renotifySeconds * 1000 : null;
+  const escalateAt = edge.escalate ? now + edge.escalate.afterSeconds * 1000 : null;
+  const timer: AlarmTimer | null =
+    renotifyAt === null && escalateAt === null ? null : { edge, phase: 'active', raiseAt: null, renotifyAt, escalateAt };
+  return { timer, effects };
+}
+
+/**
+ * An edge's turn: a clear cancels a pending raise (nothing was raised) or clears the alarm; a
+ * raise waits out forSeconds (counted from the value's time), or raises now.
+ */
+function alarmEdgeDecision(s: TwinState, edge: AlarmEdgeInput, now: number): Decision {
+  const timer = s.alarms[edge.ruleId];
+  if (edge.edge === 'clear') {
+    return { state: withAlarm(s, edge.ruleId, null), effects: timer?.phase === 'pending' ? [] : [{ kind: 'clearAlarm', edge }] };
+  }
+  if (edge.forSeconds > 0 && timer?.phase !== 'active') {
+    const raiseAt = (msOf(edge.at) ?? now) + edge.forSeconds * 1000;
+    return { state: withAlarm(s, edge.ruleId, { edge, phase: 'pending', raiseAt, renotifyAt: null, escalateAt: null }), effects: [] };
+  }
+  const raised = raiseNow(edge, now);
+  return { state: withAlarm(s, edge.ruleId, raised.timer), effects: raised.effects };
+}
+
+/**
+ * A due alarm timer after a check at `now`: a pending raise goes ahead if the value is still
+ * inside; an active alarm that is cleared or acknowledged (or gone) stops reminding, else it is
+ * re-notified each period and escalated once.
+ */
+export function evaluateAlarm(timer: AlarmTimer, reading: AlarmReading | null, now: number): { timer: AlarmTimer | null; effects: TwinEffect[] } {
+  if (timer.phase === 'pending') {
+    if (timer.raiseAt === null || timer.raiseAt > now) return { timer, effects: [] };
+    return reading?.inside ? raiseNow(timer.edge, now) : { timer: null, effects: [] };
+  }
+  if (!reading || !reading.active || reading.acknowledged) return { timer: null, effects: [] };
+  const effects: TwinEffect[] = [];
+  let next = timer;
+  if (timer.renotifyAt !== null && timer.renotifyAt <= now && timer.edge.renotifySeconds) {
+    effects.push(alarmNotice(timer.edge, 'still active'));
+    next = { ...next, renotifyAt: now + timer.edge.renotifySeconds * 1000 };
+  }
+  if (timer.escalateAt !== null && timer.escalateAt <= now) {
+    effects.push(alarmNotice(timer.edge, 'escalated'));
+    next = { ...next, escalateAt: null };
+  }
+  return { timer: alarmDueAt(next) === null ? null : next, effects };
 }
 
 // ---- History budget --------------------------------------------------------------------------
@@ -538,6 +773,7 @@ export interface TwinView extends TwinConfig {
   status: DeviceStatus;
   lastSeen: string | null;
   statusChangedAt: string | null;
+  disconnectReason: DisconnectReason | null;
   ipAddress: string | null;
   firmwareVersion: string | null;
   hardwareType: string | null;
@@ -545,6 +781,7 @@ export interface TwinView extends TwinConfig {
   pinActivity: Record<string, string>;
   rules: TwinRule[];
   noData: Array<{ ruleId: string; pin: string | null; durationS: number; fired: boolean; checkAt: string }>;
+  alarms: Array<{ ruleId: string; phase: AlarmTimer['phase']; nextAt: string | null }>;
   stats: TwinState['stats'];
   ending: boolean;
 }
@@ -557,6 +794,7 @@ export function viewOf(s: TwinState, cfg: TwinConfig): TwinView {
     status: s.status,
     lastSeen: s.lastSeen,
     statusChangedAt: s.statusChangedAt,
+    disconnectReason: s.disconnectReason,
     ipAddress: s.ipAddress,
     firmwareVersion: s.firmwareVersion,
     hardwareType: s.hardwareType,
@@ -570,6 +808,10 @@ export function viewOf(s: TwinState, cfg: TwinConfig): TwinView {
       fired: t.silenceSince !== null,
       checkAt: isoOf(t.checkAt),
     })),
+    alarms: Object.entries(s.alarms).map(([ruleId, t]) => {
+      const at = alarmDueAt(t);
+      return { ruleId, phase: t.phase, nextAt: at === null ? null : isoOf(at) };
+    }),
     stats: { ...s.stats },
     ending: s.ending !== null,
   };

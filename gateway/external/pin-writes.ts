@@ -10,9 +10,11 @@ type PinRanges = 'standard' | 'wide';
 /** Most entries in one batch write (SPEC §8). */
 export const MAX_BATCH = 50;
 
-export const pinValue = z.object({ value: z.string() });
+/** A queued command older than this is never sent (docs/commands.md): up to 30 days. */
+export const ttlSeconds = z.int().min(1).max(30 * 86_400).optional();
+export const pinValue = z.object({ value: z.string(), ttlSeconds });
 export const pinAndValue = z.object({ pin: z.string(), value: z.string() });
-export const batch = z.object({ pins: z.array(pinAndValue).min(1).max(MAX_BATCH) });
+export const batch = z.object({ pins: z.array(pinAndValue).min(1).max(MAX_BATCH), ttlSeconds });
 
 /** Parses a pin write's input; anything malformed is 400 INVALID_PIN ("pin name or payload invalid", SPEC §7). */
 export function parsePinPayload<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.infer<S> {
@@ -32,10 +34,10 @@ export function pinNameOf(input: string, ranges: PinRanges): string {
 }
 
 /** One write toward the device through the ingest pipeline; a refusal is thrown with its code. */
-export async function writePin(ingest: Ingest, deviceId: string, pin: string, value: string, ranges: PinRanges) {
-  const result = await ingest({ deviceId, pin, value, origin: 'app', pinRanges: ranges });
+export async function writePin(ingest: Ingest, deviceId: string, pin: string, value: string, ranges: PinRanges, ttl?: number) {
+  const result = await ingest({ deviceId, pin, value, origin: 'app', pinRanges: ranges, ...(ttl ? { ttlSeconds: ttl } : {}) });
   if (!result.ok) throw new AppError(result.code);
-  return { pin: result.pin, value: result.value, delivered: result.delivered, updatedAt: result.updatedAt };
+  return { pin: result.pin, value: result.value, delivered: result.delivered, updatedAt: result.updatedAt, commandId: result.commandId };
 }
 
 /**
@@ -44,18 +46,19 @@ export async function writePin(ingest: Ingest, deviceId: string, pin: string, va
  * oversized value is skipped and reported with `delivered` false; `updated` counts the entries.
  * A dependency failing midway answers 503 saying which entries were stored (writeEntries).
  */
-export async function writeBatch(ingest: Ingest, deviceId: string, entries: z.infer<typeof pinAndValue>[], ranges: PinRanges) {
+export async function writeBatch(ingest: Ingest, deviceId: string, entries: z.infer<typeof pinAndValue>[], ranges: PinRanges, ttl?: number) {
   const bad = entries.flatMap((e, i) => (parsePin(e.pin, ranges) ? [] : [{ field: `body.pins.${i}.pin`, problem: `not a pin name: ${e.pin}` }]));
   if (bad.length > 0) throw new AppError('INVALID_PIN', 'A pin name is invalid; nothing was written', bad);
   const written = await writeEntries(
     entries,
     'body.pins',
     async (entry) => {
-      const result = await ingest({ deviceId, pin: entry.pin, value: entry.value, origin: 'app', pinRanges: ranges });
+      const result = await ingest({ deviceId, pin: entry.pin, value: entry.value, origin: 'app', pinRanges: ranges, ...(ttl ? { ttlSeconds: ttl } : {}) });
       if (!result.ok && result.code !== 'PIN_LOCKED' && result.code !== 'VALUE_TOO_LARGE') throw new AppError(result.code);
-      return { pin: pinNameOf(entry.pin, ranges), stored: result.ok, delivered: result.ok && result.delivered };
+      // Commands (docs/commands.md): each written entry's command id; null for one skipped.
+      return { pin: pinNameOf(entry.pin, ranges), stored: result.ok, delivered: result.ok && result.delivered, commandId: result.ok ? result.commandId : null };
     },
     (r) => r.stored,
   );
-  return { updated: entries.length, results: written.map(({ pin, delivered }) => ({ pin, delivered })) };
+  return { updated: entries.length, results: written.map(({ pin, delivered, commandId }) => ({ pin, delivered, commandId })) };
 }

@@ -36,14 +36,14 @@ export function externalPinRoutes({ stores, ingest }: RouteDeps): Router {
 
   router.put('/devices/:deviceId/pins/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, keyOwnerOf(req), req.params.deviceId, 'editor');
-    const { value } = parsePinPayload(pinValue, req.body, 'body');
-    sendData(res, await writePin(ingest, device.id, req.params.pin, value, 'standard'));
+    const { value, ttlSeconds } = parsePinPayload(pinValue, req.body, 'body');
+    sendData(res, await writePin(ingest, device.id, req.params.pin, value, 'standard', ttlSeconds));
   });
 
   router.patch('/devices/:deviceId/pins', async (req, res) => {
     const { device } = await deviceAccess(stores, keyOwnerOf(req), req.params.deviceId, 'editor');
-    const { pins } = parsePinPayload(batch, req.body, 'body');
-    sendData(res, await writeBatch(ingest, device.id, pins, 'standard'));
+    const { pins, ttlSeconds } = parsePinPayload(batch, req.body, 'body');
+    sendData(res, await writeBatch(ingest, device.id, pins, 'standard', ttlSeconds));
   });
 
   router.get('/devices/:deviceId/history/:pin', async (req, res) => {

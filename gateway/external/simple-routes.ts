@@ -36,7 +36,7 @@ export function simpleRoutes(deps: RouteDeps): Router {
     const device = tokenDeviceOf(req);
     const { pin, value } = parsePinPayload(pinAndValue, req.query, 'query');
     const written = await writePin(ingest, device.id, pin, value, 'wide');
-    sendFields(res, { pin: written.pin, value: written.value, delivered: written.delivered });
+    sendFields(res, { pin: written.pin, value: written.value, delivered: written.delivered, commandId: written.commandId });
   });
 
   router.get('/get-all', async (req, res) => {

@@ -5,6 +5,7 @@ import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
+import { createCommandReceipts } from '../../activities/command-receipts';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { TwinClient } from '../twin-client';
 import { commandTopic } from '../../common/mqtt-topics';
@@ -12,8 +13,11 @@ import { StoreError } from '../../store/errors';
 import { importPoints, type ImportReading, type ImportResult } from '../../store/import-points';
 import { storePoint, type StorePointResult } from '../../store/store-point';
 import { STORE_ERROR_HTTP } from '../http/error-handler';
-import { insideCondition } from './threshold';
+import { ruleEdgeOf } from './alarm-edges';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
+
+/** An app write's command: its id and when it expires if still queued. */
+type Receipt = { id: string; expiresAt: string | null };
 
 /**
  * Where a value came from: the device itself; an app or API writing toward the device (locks
@@ -30,12 +34,14 @@ export interface IngestInput {
   at?: Date;
   /** The simple interface accepts D and A pins up to 255 (SPEC §8). */
   pinRanges?: 'standard' | 'wide';
+  /** An app's write: a command still queued this long after it was made is never sent (docs/commands.md). */
+  ttlSeconds?: number;
 }
 
 export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND';
 
 export type IngestResult =
-  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean }
+  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean; commandId: string | null }
   | { ok: false; code: IngestRejection };
 
 export interface IngestDeps {
@@ -102,6 +108,7 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, twins, emit, rules, logger } = deps;
   const pending = createPendingCommandStore(redis);
+  const receipts = createCommandReceipts(redis, emit);
   /** Work the pipeline started and does not wait for (twin wake signals). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
@@ -115,17 +122,40 @@ export function createIngest(deps: IngestDeps) {
    * kept for the device's twin, which delivers it at its next check-back (the store-point step
    * already kept what was meant for a device that is not online).
    */
-  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean): Promise<boolean> {
+  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: Receipt): Promise<boolean> {
     if (!online) return false;
     try {
       if (!mqtt.connected) throw new Error('not connected to the broker');
       await withDeadline(mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 }), PUBLISH_DEADLINE_MS);
-      return true;
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), deviceId, pin }, 'publish to device failed; kept for its twin');
-      await pending.keep(deviceId, pin, value, at);
+      await pending.keep(deviceId, pin, value, at, command);
       return false;
     }
+    await receipts.move(deviceId, command.id, 'sent');
+    return true;
+  }
+
+  /** Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one a device value acknowledged. */
+  async function recordCommands(input: IngestInput, stored: StorePointResult, pin: string, command: Receipt | null, at: Date): Promise<void> {
+    if (command) {
+      const createdAt = new Date();
+      await receipts.queued({
+        id: command.id,
+        projectId: stored.projectId,
+        deviceId: input.deviceId,
+        pin,
+        value: input.value,
+        state: 'queued',
+        createdAt: createdAt.toISOString(),
+        createdMs: createdAt.getTime(),
+        sentAt: null,
+        acknowledgedAt: null,
+        expiresAt: command.expiresAt,
+      });
+    }
+    if (stored.superseded) await receipts.move(input.deviceId, stored.superseded, 'superseded');
+    if (stored.acknowledged) await receipts.move(input.deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
   }
 
   async function ingest(input: IngestInput): Promise<IngestResult> {
@@ -137,10 +167,12 @@ export function createIngest(deps: IngestDeps) {
     // rule nor moves a rule's edge state (the next live value is judged against the live one before).
     const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
     const at = input.at ?? new Date();
-    const ruleStates = thresholdRules.flatMap((rule): [string, boolean, NotificationRecord | null][] => {
-      const inside = insideCondition(rule.condition, rule.threshold, input.value);
-      return inside === null ? [] : [[rule.id, inside, inside ? notificationOf(rule, input.value, at.toISOString()) : null]];
-    });
+    const command: Receipt | null =
+      input.origin === 'app'
+        ? { id: randomUUID(), expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000).toISOString() : null }
+        : null;
+    // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
+    const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);
 
     let stored: StorePointResult;
     try {
@@ -156,6 +188,7 @@ export function createIngest(deps: IngestDeps) {
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
         outbox: deps.outbox,
+        ...(command ? { command } : {}),
       });
     } catch (err) {
       if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED')) {
@@ -165,7 +198,7 @@ export function createIngest(deps: IngestDeps) {
     }
 
     const updatedAt = at.toISOString();
-    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt };
+    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
     // The value is stored: a fan-out Redis cannot take now is logged, and the write still answers as stored.
     const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event).catch((err: unknown) =>
       logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
@@ -177,9 +210,10 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
       );
     }
-    const delivered = input.origin === 'app' ? await deliver(input.deviceId, pin.name, input.value, at, stored.online) : false;
+    await recordCommands(input, stored, pin.name, command, at);
+    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await emitted;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered };
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: command?.id ?? null };
   }
 
   /**
@@ -211,7 +245,7 @@ export function createIngest(deps: IngestDeps) {
     const results = checked.map((c): IngestResult =>
       typeof c === 'string'
         ? { ok: false, code: c }
-        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: c.at.toISOString(), delivered: false },
+        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: c.at.toISOString(), delivered: false, commandId: null },
     );
     return { ok: true, results };
   }
@@ -221,7 +255,10 @@ export function createIngest(deps: IngestDeps) {
     await Promise.allSettled([...background]);
   };
 
-  return Object.assign(ingest, { drain, importReadings });
+  /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
+  const acknowledge = (deviceId: string, commandId: string): Promise<boolean> => receipts.move(deviceId, commandId, 'acknowledged');
+
+  return Object.assign(ingest, { drain, importReadings, acknowledge });
 }
 
 export type Ingest = ReturnType<typeof createIngest>;

@@ -33,5 +33,5 @@ export function meteredIngest(ingest: Ingest, metrics: Metrics, door: IngestDoor
       throw err;
     }
   };
-  return Object.assign(through, { drain: ingest.drain, importReadings });
+  return Object.assign(through, { drain: ingest.drain, importReadings, acknowledge: ingest.acknowledge });
 }

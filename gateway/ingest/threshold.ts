@@ -35,3 +35,22 @@ export function insideCondition(condition: ThresholdCondition, threshold: number
       return n !== threshold;
   }
 }
+
+/**
+ * A threshold rule's edge state for a value, with hysteresis: '1' inside the condition, '0'
+ * outside and past the clear threshold, '=' in the band between (the state stays what it was).
+ * Without a clear threshold there is no band. Null when the value is not numeric.
+ */
+export function edgeState(
+  rule: { condition: ThresholdCondition; threshold: number; clearThreshold?: number | null },
+  value: string,
+): '1' | '0' | '=' | null {
+  const inside = insideCondition(rule.condition, rule.threshold, value);
+  if (inside === null) return null;
+  if (inside) return '1';
+  const clear = rule.clearThreshold;
+  if (clear === null || clear === undefined) return '0';
+  const n = numericValue(value) as number;
+  const past = rule.condition === 'gt' || rule.condition === 'gte' ? n < clear : rule.condition === 'lt' || rule.condition === 'lte' ? n > clear : true;
+  return past ? '0' : '=';
+}

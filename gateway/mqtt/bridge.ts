@@ -3,7 +3,7 @@ import { INFO_FIELD_MAX_LENGTH } from '../../common/device-info';
 import type { Logger } from '../../common/logger';
 import type { Metrics } from '../../common/metrics';
 import type { MqttClient } from '../../common/mqtt';
-import { deviceTopicFilters, parseDeviceTopic } from '../../common/mqtt-topics';
+import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/mqtt-topics';
 import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
@@ -58,7 +58,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     return deps.redis.hget(keys.device(deviceId), 'projectId');
   }
 
-  async function handle(topic: string, payload: Buffer): Promise<void> {
+  async function handle(topic: string, payload: Buffer, userProperties?: Record<string, string | string[]>): Promise<void> {
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
     const text = payload.toString('utf8');
@@ -71,13 +71,22 @@ export function startMqttBridge(deps: BridgeDeps) {
       }
       return;
     }
+    if (parsed.kind === 'ack') {
+      // Commands (docs/commands.md): the payload is the command id; one of another device changes nothing.
+      counts.handled();
+      await deps.ingest.acknowledge(parsed.deviceId, text.trim());
+      return;
+    }
     const projectId = await projectOf(parsed.deviceId);
     counts.handled();
     if (!projectId) return;
     const at = new Date().toISOString();
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
-      if (status.success) await deps.twins.status(parsed.deviceId, projectId, status.data, at);
+      if (status.success) {
+        const reason = status.data === 'offline' && isLastWill(userProperties) ? 'last will' : undefined;
+        await deps.twins.status(parsed.deviceId, projectId, status.data, at, reason);
+      }
       return;
     }
     let json: unknown;
@@ -98,7 +107,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     for (;;) {
       if (stopped) return false;
       try {
-        await handle(packet.topic, Buffer.from(packet.payload));
+        await handle(packet.topic, Buffer.from(packet.payload), packet.properties?.userProperties);
         return true;
       } catch (err) {
         if (!client.connected || Date.now() + delay > giveUpAt) {

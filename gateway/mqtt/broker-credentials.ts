@@ -65,6 +65,7 @@ function deviceRole(topicRoot: string, deviceId: string): { rolename: string; ac
       allow('publishClientSend', `${base}/pin/+`),
       allow('publishClientSend', `${base}/status`),
       allow('publishClientSend', `${base}/info`),
+      allow('publishClientSend', `${base}/ack`),
       allow('subscribePattern', `${base}/pin/+/set`),
       allow('publishClientReceive', `${base}/pin/+/set`),
       deny('publishClientSend'),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../common/errors';
 import * as admin from '../routes/admin';
+import * as alarms from '../routes/alarms';
+import * as commands from '../routes/commands';
 import * as apiKeys from '../routes/api-keys';
 import * as auth from '../routes/auth';
 import * as dataRead from '../routes/data-read';
@@ -118,6 +120,12 @@ export const OPERATIONS: Operation[] = [
   op('GET', '/api/v1/notifications/:notificationId', 'Get a notification', 'bearer', { errors: NOTIFICATION }),
   op('PATCH', '/api/v1/notifications/:notificationId/read', 'Mark a notification read', 'bearer', { errors: NOTIFICATION }),
   op('DELETE', '/api/v1/notifications/:notificationId', 'Delete a notification', 'bearer', { ok: 204, errors: NOTIFICATION }),
+  op('GET', '/api/v1/alarms', 'List alarms', 'bearer', { query: alarms.listQuery, errors: PROJECT }),
+  op('GET', '/api/v1/alarms/:alarmId', 'Get an alarm', 'bearer', { errors: ['ALARM_NOT_FOUND'] }),
+  op('POST', '/api/v1/alarms/:alarmId/acknowledge', 'Acknowledge an alarm', 'bearer', { errors: ['ALARM_NOT_FOUND', 'FORBIDDEN'] }),
+  op('POST', '/api/v1/alarms/:alarmId/clear', 'Clear an alarm', 'bearer', { errors: ['ALARM_NOT_FOUND', 'FORBIDDEN'] }),
+  op('GET', '/api/v1/devices/:deviceId/commands', "A device's recent commands", 'bearer', { query: commands.listQuery, errors: DEVICE }),
+  op('GET', '/api/v1/commands/:commandId', 'Get a command', 'bearer', { errors: ['COMMAND_NOT_FOUND'] }),
 
   op('GET', '/external/api/v1/devices', 'List devices', 'apiKey', { query: restDevices.listQuery }),
   op('GET', '/external/api/v1/devices/:deviceId', 'Get a device', 'apiKey', { errors: DEVICE }),

@@ -8,7 +8,7 @@ import type { IntentHandler } from './carry-out-now';
 export interface IntentHandlers {
   /** Hands a notification to Temporal; a repeat of the same record must be one delivery. */
   notification: (record: NotificationRecord) => Promise<void>;
-  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end'>;
+  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end' | 'alarmEdge'>;
   broker: Pick<BrokerCredentials, 'remove'>;
   /** Pin history in PostgreSQL: a deleted device's points and rollups go. */
   history: Pick<PinSeriesStore, 'forgetDevices'>;
@@ -24,6 +24,7 @@ function unlessEnding(err: unknown): void {
  * idempotent, since an intent may be carried out more than once:
  * - twin-start: starting a running twin is a no-op (USE_EXISTING);
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
+ * - alarm-edge: the twin drops an edge it already has (by the edge's id);
  * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
  *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
  *   three must succeed, or the intent is retried.
@@ -48,6 +49,9 @@ export function carryOutIntents({ notification, twins, broker, history }: Intent
           broker.remove(intent.payload.deviceId),
           history.forgetDevices([intent.payload.deviceId]),
         ]);
+        return;
+      case 'alarm-edge':
+        await twins.alarmEdge(intent.payload.deviceId, intent.payload.projectId, intent.payload.edge);
         return;
     }
   };

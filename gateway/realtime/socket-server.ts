@@ -19,6 +19,8 @@ const pinWrite = z.object({
   deviceId: z.uuid(),
   pin: z.union([z.string().min(1).max(8), z.number().int()]),
   value: z.string(),
+  /** docs/commands.md: a command still queued this long is never sent. */
+  ttlSeconds: z.int().min(1).max(30 * 86_400).optional(),
 });
 
 export interface SocketServerDeps {
@@ -49,24 +51,27 @@ export function createSocketServer(deps: SocketServerDeps) {
     next();
   });
 
-  async function roomFor(socket: DdsSocket, payload: unknown): Promise<string> {
+  /** The room a target names, once the caller may view it, and the devices whose events it gets. */
+  async function targetOf(socket: DdsSocket, payload: unknown): Promise<{ room: string; deviceIds: () => Promise<string[]> }> {
     const parsed = target.safeParse(payload);
     if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {projectId} or {deviceId}');
     if ('projectId' in parsed.data) {
-      await projectAccess(stores, socket.data.userId, parsed.data.projectId, 'viewer');
-      return rooms.project(parsed.data.projectId);
+      const { projectId } = parsed.data;
+      await projectAccess(stores, socket.data.userId, projectId, 'viewer');
+      return { room: rooms.project(projectId), deviceIds: () => stores.sync.deviceIdsOf(projectId) };
     }
-    await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'viewer');
-    return rooms.device(parsed.data.deviceId);
+    const { deviceId } = parsed.data;
+    await deviceAccess(stores, socket.data.userId, deviceId, 'viewer');
+    return { room: rooms.device(deviceId), deviceIds: async () => [deviceId] };
   }
 
-  async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean }> {
+  async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean; commandId: string | null }> {
     const parsed = pinWrite.safeParse(payload);
-    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value}');
+    if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {deviceId, pin, value, ttlSeconds?}');
     await deviceAccess(stores, socket.data.userId, parsed.data.deviceId, 'editor');
     const result = await ingest({ ...parsed.data, origin: 'app' });
     if (!result.ok) throw new AppError(result.code);
-    return { delivered: result.delivered };
+    return { delivered: result.delivered, commandId: result.commandId };
   }
 
   io.on('connection', (socket: DdsSocket) => {
@@ -79,13 +84,20 @@ export function createSocketServer(deps: SocketServerDeps) {
       })
       .catch((err: unknown) => logger.warn({ err }, 'session not rechecked after connect'));
     const on = handleEvent(socket, logger);
+    // docs/realtime.md: the ack carries each device's current sequence number, read after the join
+    // (an event after it is either counted in it or arrives with a higher one).
     on('subscribe', async (payload) => {
-      await socket.join(await roomFor(socket, payload));
-      return {};
+      const { room, deviceIds } = await targetOf(socket, payload);
+      await socket.join(room);
+      return { seq: await stores.sync.seqs(await deviceIds()) };
     });
     on('unsubscribe', async (payload) => {
-      await socket.leave(await roomFor(socket, payload));
+      await socket.leave((await targetOf(socket, payload)).room);
       return {};
+    });
+    on('resync', async (payload) => {
+      const { deviceIds } = await targetOf(socket, payload);
+      return { devices: await stores.sync.snapshots(await deviceIds()) };
     });
     on('pin:write', (payload) => pinWriteOf(socket, payload), ['VALUE_TOO_LARGE', 'PIN_LOCKED']);
   });

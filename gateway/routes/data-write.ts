@@ -81,7 +81,7 @@ export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
       if (!result.ok && result.code === 'DEVICE_NOT_FOUND') throw new AppError('DEVICE_NOT_FOUND');
       results.push(
         result.ok
-          ? { pin: reading.pin, stored: true, delivered: result.delivered, timestamp: result.updatedAt }
+          ? { pin: reading.pin, stored: true, delivered: result.delivered, timestamp: result.updatedAt, commandId: result.commandId }
           : { pin: reading.pin, stored: false, delivered: false, error: result.code },
       );
     }
@@ -95,7 +95,8 @@ export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
     const at = body.timestamp ? new Date(body.timestamp) : undefined;
     const result = await ingest({ deviceId: device.id, pin, value: body.value, origin: at ? 'import' : 'app', at });
     if (!result.ok) throw new AppError(result.code);
-    sendData(res, { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered }, 201);
+    const receipt = { commandId: result.commandId };
+    sendData(res, { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered, ...receipt }, 201);
   });
 
   return router;

@@ -41,6 +41,7 @@ function deviceView(d: DeviceWithState, token: string) {
     token,
     ipAddress: d.state.ipAddress,
     firmwareVersion: d.state.firmwareVersion,
+    disconnectReason: d.state.disconnectReason,
     createdAt: d.createdAt,
   };
 }

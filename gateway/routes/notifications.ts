@@ -6,7 +6,7 @@ import type { StoredNotification } from '../../store/notifications';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectAccess } from '../access';
+import { projectScope } from '../access';
 import { projectRecordAccess } from '../resource-access';
 import type { RouteDeps } from '../route-deps';
 
@@ -35,12 +35,7 @@ const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _re
 export function notificationRoutes({ stores }: RouteDeps): Router {
   const router = Router();
 
-  /** The caller's projects, or the one asked for (404 for a project they are not in). */
-  async function scope(res: Response, projectId: string | undefined): Promise<string[]> {
-    const userId = userIdOf(res);
-    if (projectId) return [(await projectAccess(stores, userId, projectId, 'viewer')).project.id];
-    return stores.projects.projectIdsOf(userId);
-  }
+  const scope = (res: Response, projectId: string | undefined): Promise<string[]> => projectScope(stores, userIdOf(res), projectId);
 
   /** The stored record once the caller may act on it; `also` runs beside the access check (same round trip). */
   async function notificationFor<T>(

@@ -15,9 +15,10 @@ import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } fr
 export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
+/** Everything a client may change, including the alarm settings the rule has (gateway/schemas/rule.ts). */
 function definitionOf(rule: NotificationRule): RuleDefinition {
-  const { deviceId, pin, condition, threshold, duration, message, channels, enabled } = rule;
-  return { deviceId, pin, condition, threshold, duration, message, channels, enabled };
+  const { id: _id, projectId: _projectId, createdAt: _createdAt, ...definition } = rule;
+  return definition;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NotificationRule } from '../../common/contracts';
+import { ALARM_SEVERITIES, type AlarmSettings, type NotificationRule } from '../../common/contracts';
 import { isThresholdCondition, THRESHOLD_CONDITIONS } from '../ingest/threshold';
 
 /** The longest silence a no_data rule may wait for: 30 days. */
@@ -18,6 +18,37 @@ const channels = z
   .refine((list) => new Set(list).size === list.length, 'must not repeat a channel');
 const enabled = z.boolean();
 
+// ---- Alarm settings (docs/alarms.md): optional, stored only when given ----------------------------
+
+/** The longest forSeconds, renotifySeconds or escalation delay: 30 days. */
+export const MAX_ALARM_DELAY_S = 30 * 86_400;
+const delay = (min: number) => z.int().min(min).max(MAX_ALARM_DELAY_S).nullable();
+const alarmFields = {
+  clearThreshold: z.number().nullable(),
+  forSeconds: delay(0),
+  severity: z.enum(ALARM_SEVERITIES).nullable(),
+  renotifySeconds: delay(1),
+  escalate: z.strictObject({ afterSeconds: z.int().min(1).max(MAX_ALARM_DELAY_S), channels }).nullable(),
+};
+const optionalAlarmFields = {
+  clearThreshold: alarmFields.clearThreshold.optional(),
+  forSeconds: alarmFields.forSeconds.optional(),
+  severity: alarmFields.severity.optional(),
+  renotifySeconds: alarmFields.renotifySeconds.optional(),
+  escalate: alarmFields.escalate.optional(),
+};
+type AlarmField = keyof typeof alarmFields;
+/** Which conditions each alarm setting applies to: threshold conditions, and forSeconds also offline/online. */
+const appliesTo = (field: AlarmField, condition: string): boolean =>
+  isThresholdCondition(condition) || (field === 'forSeconds' && (condition === 'offline' || condition === 'online'));
+/** The side clearThreshold must be on: at or below the threshold for gt/gte, at or above for lt/lte; eq/neq have none. */
+function clearThresholdProblem(condition: string, threshold: number | null, clear: number): string | null {
+  if (threshold === null) return null;
+  if (condition === 'gt' || condition === 'gte') return clear <= threshold ? null : 'must not be above the threshold for condition ' + condition;
+  if (condition === 'lt' || condition === 'lte') return clear >= threshold ? null : 'must not be below the threshold for condition ' + condition;
+  return 'is not allowed for condition ' + condition;
+}
+
 /** What a client sends to create a rule; `ruleDefinition` then checks it as a whole. */
 export const createRuleBody = z.object({
   projectId: z.uuid(),
@@ -29,6 +60,7 @@ export const createRuleBody = z.object({
   message,
   channels: channels.default(['inApp']),
   enabled: enabled.default(true),
+  ...optionalAlarmFields,
 });
 
 /** Any field but the id, the project and the creation time. */
@@ -42,6 +74,7 @@ export const patchRuleBody = z
     message: message.optional(),
     channels: channels.optional(),
     enabled: enabled.optional(),
+    ...optionalAlarmFields,
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'at least one field is required');
 
@@ -53,7 +86,7 @@ export type RuleDefinition = Omit<NotificationRule, 'id' | 'projectId' | 'create
  * neither. Fields a condition does not use are stored null.
  */
 export const ruleDefinition = z
-  .object({ deviceId, condition, pin, threshold, duration, message, channels, enabled })
+  .object({ deviceId, condition, pin, threshold, duration, message, channels, enabled, ...optionalAlarmFields })
   .superRefine((rule, ctx) => {
     const need = (field: 'pin' | 'threshold' | 'duration') => {
       if (rule[field] === null) ctx.addIssue({ code: 'custom', path: [field], message: `is required for condition ${rule.condition}` });
@@ -63,6 +96,17 @@ export const ruleDefinition = z
       need('threshold');
     }
     if (rule.condition === 'no_data') need('duration');
+    for (const field of Object.keys(alarmFields) as AlarmField[]) {
+      const value = rule[field];
+      if (value === undefined || value === null) continue;
+      if (!appliesTo(field, rule.condition)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `is not allowed for condition ${rule.condition}` });
+      }
+    }
+    if (typeof rule.clearThreshold === 'number' && isThresholdCondition(rule.condition)) {
+      const problem = clearThresholdProblem(rule.condition, rule.threshold, rule.clearThreshold);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['clearThreshold'], message: problem });
+    }
   })
   .transform(
     (rule): RuleDefinition => ({
@@ -74,5 +118,15 @@ export const ruleDefinition = z
       message: rule.message,
       channels: rule.channels,
       enabled: rule.enabled,
+      ...alarmSettingsOf(rule),
     }),
   );
+
+/** The alarm settings a rule stores: those given (null clears one); none that its condition does not use. */
+function alarmSettingsOf(rule: AlarmSettings & { condition: string }): AlarmSettings {
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(alarmFields) as AlarmField[]) {
+    if (rule[field] !== undefined) out[field] = appliesTo(field, rule.condition) ? rule[field] : null;
+  }
+  return out as AlarmSettings;
+}

@@ -1,4 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt';
+import { LAST_WILL_PROPERTY } from '../../common/mqtt-topics';
 import type { SimulatedDevice } from './api';
 import { deviceSignals } from './signals';
 
@@ -31,7 +32,13 @@ export async function startDevice(
     protocolVersion: 5,
     connectTimeout: 5000,
     reconnectPeriod: 2000,
-    will: { topic: `${base}/status`, payload: Buffer.from('offline'), qos: 1, retain: false },
+    will: {
+      topic: `${base}/status`,
+      payload: Buffer.from('offline'),
+      qos: 1,
+      retain: false,
+      properties: { userProperties: { [LAST_WILL_PROPERTY.name]: LAST_WILL_PROPERTY.value } },
+    },
   });
   client.on('error', () => void counters.errors++);
   const publish = (topic: string, value: string): void => {

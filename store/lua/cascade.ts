@@ -19,6 +19,8 @@ const templates = JSON.stringify({
     keys.deviceWake('{id}'),
     keys.devicePending('{id}'),
     keys.deviceWidgets('{id}'),
+    keys.deviceAlarms('{id}'),
+    keys.deviceCommands('{id}'),
   ],
   devicePins: keys.devicePins('{id}'),
   deviceRules: keys.deviceRules('{id}'),

@@ -4,7 +4,9 @@
 -- Appends every reading to the history stream, and moves each pin's latest value to its newest
 -- reading unless a newer value is there, as store-point-9.lua does for one import: origin
 -- 'import', reportedAt kept (an import is not the device reporting).
--- Returns {projectId, then pin, value, ISO time of each latest value moved}; refuses with
+-- Each moved latest value takes the device's next event sequence number (docs/realtime.md), as
+-- store-point-9.lua does for every value.
+-- Returns {projectId, then pin, value, ISO time, sequence number of each latest value moved}; refuses with
 -- STORE:DEVICE_GONE or STORE:HISTORY_BACKLOG (the readings do not fit) before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
@@ -35,6 +37,7 @@ for _, pin in ipairs(pins) do
     result[#result + 1] = pin
     result[#result + 1] = best.value
     result[#result + 1] = best.iso
+    result[#result + 1] = redis.call('HINCRBY', KEYS[1], 'seq', 1)
   end
 end
 return result

@@ -3,12 +3,14 @@
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
 --       9 the outbox stream
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
---       8 wake TTL (s), 9 device id, 10 now (ISO), 11.. triples: rule id, '1'|'0' inside its condition,
---       the notification record (JSON) a crossing raises ('' for none)
--- A crossing's notification goes to the outbox here, in the same step that flips the rule's edge
--- state, so it is carried out (at least once) even if Temporal is down right now.
+--       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command id ('' for none),
+--       12 when that command expires (ISO, '' for never), 13.. quadruples per threshold rule: see the
+--       alarm block at the end
+-- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
+-- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
--- Returns {'ok', projectId, status, wake (1|0), newer (1|0), crossed rule ids...};
+-- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
+--          acknowledged command id or '', the device's event sequence number, crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
@@ -44,12 +46,34 @@ elseif origin == 'device' and current then
 end
 redis.call('XADD', KEYS[3], '*', 'p', ARGV[3] .. ' ' .. ARGV[9] .. ' ' .. pin .. ' ' .. value)
 local status = redis.call('HGET', KEYS[4], 'status') or 'offline'
+-- Commands (docs/commands.md): the kept command a write replaces is superseded.
+local superseded = ''
 if ARGV[6] == '1' then
+  local kept = redis.call('HGET', KEYS[8], pin)
+  if kept then
+    local ok, old = pcall(cjson.decode, kept)
+    if ok and type(old) == 'table' and type(old.commandId) == 'string' then superseded = old.commandId end
+  end
   if status ~= 'online' then
-    redis.call('HSET', KEYS[8], pin, cjson.encode({value = value, queuedAt = ARGV[10], at = iso}))
+    local entry = {value = value, queuedAt = ARGV[10], at = iso}
+    if ARGV[11] ~= '' then entry.commandId = ARGV[11] end
+    if ARGV[12] ~= '' then entry.expiresAt = ARGV[12] end
+    redis.call('HSET', KEYS[8], pin, cjson.encode(entry))
   else
     -- Delivered directly: a command kept for this pin is older, and must not be sent after it.
     redis.call('HDEL', KEYS[8], pin)
+  end
+end
+-- Commands: a device value equal to the command awaited on its pin acknowledges it (command-4.lua).
+local acknowledged = ''
+if ARGV[7] == '1' then
+  local waiting = redis.call('HGET', KEYS[4], 'ack:' .. pin)
+  if waiting then
+    local ok, awaited = pcall(cjson.decode, waiting)
+    if ok and type(awaited) == 'table' and awaited.value == value then
+      redis.call('HDEL', KEYS[4], 'ack:' .. pin)
+      acknowledged = awaited.commandId
+    end
   end
 end
 local wake = 0
@@ -58,13 +82,26 @@ if ARGV[7] == '1' then
   if not seen or seen < iso then redis.call('HSET', KEYS[4], 'lastSeen', iso) end
   if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
 end
-local result = {'ok', projectId, status, wake, newer}
-for i = 11, #ARGV, 3 do
+-- Live views (docs/realtime.md): the pin:update of this value carries the device's next sequence number.
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, seq}
+-- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
+-- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
+-- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
+-- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
+for i = 13, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
-  redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 1])
-  if ARGV[i + 1] == '1' and previous ~= '1' then
+  local state = ARGV[i + 1]
+  if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
+  local intents = ''
+  if state == '1' and previous ~= '1' then
     result[#result + 1] = ARGV[i]
-    if ARGV[i + 2] ~= '' then redis.call('XADD', KEYS[9], '*', 'type', 'notification', 'payload', ARGV[i + 2]) end
+    intents = ARGV[i + 2]
+  elseif state == '0' and previous == '1' then
+    intents = ARGV[i + 3]
+  end
+  if intents ~= '' then
+    for _, intent in ipairs(cjson.decode(intents)) do redis.call('XADD', KEYS[9], '*', 'type', intent[1], 'payload', intent[2]) end
   end
 end
 return result

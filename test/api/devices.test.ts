@@ -35,6 +35,7 @@ describe('device create and read', () => {
       token: expect.stringMatching(/^dt_[A-Za-z0-9_-]{32}$/),
       ipAddress: null,
       firmwareVersion: null,
+      disconnectReason: null,
       createdAt: expect.any(String),
     });
     const { id, token } = res.body.data;

@@ -41,7 +41,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     const device = await createDevice(stack.request, owner, projectId);
     const res = await call('PUT', `/devices/${device.id}/pins/V1`, { value: '21.5' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso } });
+    expect(res.body).toEqual({ success: true, data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
     expect(rateHeaders(res.headers).limit).toBe(1000);
     expect(await latest(device.id, 'V1')).toEqual({ value: '21.5', updatedAt: res.body.data.updatedAt, origin: 'app' });
     expect(await stack.history(device.id, 'V1')).toEqual([{ value: '21.5', timestamp: res.body.data.updatedAt }]);
@@ -53,7 +53,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     connections.push(connection);
     const res = await call('PUT', `/devices/${device.id}/pins/d3`, { value: '1' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ pin: 'D3', value: '1', delivered: true, updatedAt: iso });
+    expect(res.body.data).toEqual({ pin: 'D3', value: '1', delivered: true, updatedAt: iso, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     await eventually(() => expect(connection.commands).toEqual([{ pin: 'D3', value: '1' }]));
   });
 
@@ -162,10 +162,10 @@ describe('PATCH /devices/{deviceId}/pins: batch (SPEC §4.6 rules 1–2, §8)', 
       data: {
         updated: 4,
         results: [
-          { pin: 'V1', delivered: false },
-          { pin: 'V2', delivered: false },
-          { pin: 'D1', delivered: false },
-          { pin: 'V3', delivered: false },
+          { pin: 'V1', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+          { pin: 'V2', delivered: false, commandId: null },
+          { pin: 'D1', delivered: false, commandId: null },
+          { pin: 'V3', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
         ],
       },
     });
@@ -190,9 +190,9 @@ describe('PATCH /devices/{deviceId}/pins: batch (SPEC §4.6 rules 1–2, §8)', 
     expect(res.body.data).toEqual({
       updated: 3,
       results: [
-        { pin: 'V5', delivered: true },
-        { pin: 'V6', delivered: false },
-        { pin: 'V7', delivered: true },
+        { pin: 'V5', delivered: true, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+        { pin: 'V6', delivered: false, commandId: null },
+        { pin: 'V7', delivered: true, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       ],
     });
     await eventually(() =>

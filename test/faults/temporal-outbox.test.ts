@@ -80,15 +80,18 @@ test('a device created and a threshold crossed while Temporal is down get their 
   const newDevice: string = created.body.data.id;
   const crossing = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '90' } });
   expect(crossing.status).toBe(201);
-  // The intent waits in the outbox while Temporal is away.
+  // The intents wait in the outbox while Temporal is away: the twin start, and the crossing's
+  // notification and alarm edge (docs/alarms.md).
   await eventually(async () => {
     const metrics = await stack.metrics();
-    expect(metrics.dds_outbox_pending).toBe(2);
+    expect(metrics.dds_outbox_pending).toBe(3);
   });
 
   await sleep(OUTAGE_MS);
   temporal = await startPrivateTemporal();
   await eventually(async () => expect((await thresholdNotifications(device.id)).map((n) => n.message)).toEqual(['hot 90']), 90_000, 500);
+  const alarms = async () => (await stack.request('GET', `/api/v1/alarms?deviceId=${device.id}`, { token: owner.token })).body.data.alarms;
+  await eventually(async () => expect(await alarms()).toEqual([expect.objectContaining({ state: 'active', value: '90' })]), 30_000, 500);
   // The new device's twin started: it mirrored the device as offline.
   await eventually(async () => expect(await stack.redis.hget(`device:${newDevice}:state`, 'status')).toBe('offline'), 30_000, 500);
   await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));

@@ -34,6 +34,8 @@ export interface Stack extends StackNode {
   redis: Redis;
   /** Every stored point of a pin (PostgreSQL), oldest first, once the points written before the call are persisted. */
   history(deviceId: string, pin: string): Promise<{ value: string; timestamp: string }[]>;
+  /** Stops the twin worker and starts a new one on the same task queue (with `worker: true`). */
+  restartWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -116,7 +118,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const nodes: StackNode[] = [];
   // Each node has a name of its own: its broker sessions are named after it.
   for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode({ ...config, NODE_ID: `test-${randomUUID()}` }, credentialKey));
-  const worker = options.worker ? await startWorker(config) : null;
+  let worker = options.worker ? await startWorker(config) : null;
   // The tests' own look into Redis: a generous deadline, so a loaded machine does not fail a test
   // the product passed.
   const redis = createRedis(config.REDIS_URL, 'test-inspector', WORKER_REDIS_COMMAND_TIMEOUT_MS);
@@ -129,6 +131,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     nodes,
     redis,
     history: (deviceId, pin) => series.text(deviceId, pin, { from: null, to: null, limit: 1_000_000 }),
+    async restartWorker() {
+      await worker?.stop();
+      worker = await startWorker(config);
+    },
     async stop() {
       await Promise.all(nodes.map((n) => n.composed.stop()));
       await worker?.stop();

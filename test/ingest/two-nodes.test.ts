@@ -32,7 +32,7 @@ async function socketOn(nodeIndex: number, target: { projectId: string } | { dev
   const socket = await connectSocket(stack.nodes[nodeIndex]!.baseUrl, owner.token);
   sockets.push(socket);
   const ack = await emitWithAck<{ success: boolean }>(socket, 'subscribe', target);
-  expect(ack).toEqual({ success: true });
+  expect(ack).toMatchObject({ success: true, seq: expect.any(Object) });
   return socket;
 }
 
@@ -58,7 +58,7 @@ describe('MQTT value → storage → Socket.IO on the other node', () => {
     const client = await deviceClient(device.id, device.token);
     await client.publishAsync(`${root()}/${device.id}/pin/V1`, '21.5', { qos: 1 });
 
-    expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String) });
+    expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String), seq: expect.any(Number) });
     const latest = JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V1')) as string);
     expect(latest.value).toBe('21.5');
     expect(await stack.history(device.id, 'V1')).toHaveLength(1);
@@ -122,6 +122,7 @@ describe('oversized values, per path', () => {
       value: fits,
       timestamp: expect.any(String),
       delivered: false,
+      commandId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     const bad = await stack.request('POST', `/api/v1/data/${device.id}/6`, { token: owner.token, body: { value: tooLarge } });
     expect(bad.status).toBe(400);
@@ -146,8 +147,8 @@ describe('oversized values, per path', () => {
     expect(good.status).toBe(200);
     expect(good.body.data.written).toBe(2);
     expect(good.body.data.results).toEqual([
-      { pin: 1, stored: true, delivered: false, timestamp: expect.any(String) },
-      { pin: 2, stored: true, delivered: false, timestamp: '2026-01-01T00:00:00.000Z' },
+      { pin: 1, stored: true, delivered: false, timestamp: expect.any(String), commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      { pin: 2, stored: true, delivered: false, timestamp: '2026-01-01T00:00:00.000Z', commandId: null },
     ]);
   });
 });
@@ -230,7 +231,7 @@ describe('locks', () => {
 
     expect((await stack.request('DELETE', `/api/v1/devices/${device.id}/pins/V9/lock`, { token: owner.token })).status).toBe(204);
     const after = await emitWithAck(socket, 'pin:write', { deviceId: device.id, pin: 'V9', value: '3' });
-    expect(after).toEqual({ success: true, delivered: expect.any(Boolean) });
+    expect(after).toEqual({ success: true, delivered: expect.any(Boolean), commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 });
 

@@ -26,7 +26,7 @@ const nodeB = () => stack.nodes[1]!;
 async function socketOnB(user: TestUser, ...targets: ({ projectId: string } | { deviceId: string })[]): Promise<ClientSocket> {
   const socket = await connectSocket(nodeB().baseUrl, user.token);
   sockets.push(socket);
-  for (const target of targets) expect(await emitWithAck(socket, 'subscribe', target)).toEqual({ success: true });
+  for (const target of targets) expect(await emitWithAck(socket, 'subscribe', target)).toMatchObject({ success: true, seq: expect.any(Object) });
   return socket;
 }
 

@@ -45,7 +45,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     const device = await simpleDevice();
     const update = await simple('GET', '/update', device.iot, { pin: 'V4', value: 'hello world' });
     expect(update.status).toBe(200);
-    expect(update.body).toEqual({ success: true, pin: 'V4', value: 'hello world', delivered: false });
+    expect(update.body).toEqual({ success: true, pin: 'V4', value: 'hello world', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(rateHeaders(update.headers)).toMatchObject({ limit: 1000 });
     const stored = await latest(device.id, 'V4');
     expect(stored?.value).toBe('hello world');
@@ -61,7 +61,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     const connection = await connectDevice(stack, device);
     connections.push(connection);
     const res = await simple('GET', '/update', device.iot, { pin: 'D7', value: '1' });
-    expect(res.body).toEqual({ success: true, pin: 'D7', value: '1', delivered: true });
+    expect(res.body).toEqual({ success: true, pin: 'D7', value: '1', delivered: true, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     await eventually(() => expect(connection.commands).toEqual([{ pin: 'D7', value: '1' }]));
   });
 
@@ -206,10 +206,10 @@ describe('POST /batch-update (SPEC §4.7 rule 3, §8)', () => {
       success: true,
       updated: 4,
       results: [
-        { pin: 'V1', delivered: false },
-        { pin: 'V2', delivered: false },
-        { pin: 'A12', delivered: false },
-        { pin: 'A3', delivered: false },
+        { pin: 'V1', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+        { pin: 'V2', delivered: false, commandId: null },
+        { pin: 'A12', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+        { pin: 'A3', delivered: false, commandId: null },
       ],
     });
     expect((await latest(device.id, 'V1'))?.value).toBe('10');

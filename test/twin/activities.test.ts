@@ -145,7 +145,7 @@ test('device:status and notification reach a Socket.IO server on the Redis adapt
     await acts.createNotification({ record: r });
 
     await eventually(() =>
-      expect(statuses.filter((e) => e.deviceId !== 'probe')).toEqual([{ deviceId: device.deviceId, status: 'online', lastSeen: at }]),
+      expect(statuses.filter((e) => e.deviceId !== 'probe')).toEqual([{ deviceId: device.deviceId, status: 'online', lastSeen: at, reason: null, seq: expect.any(Number) }]),
     );
     await eventually(() => expect(notifications).toEqual([r]));
   } finally {

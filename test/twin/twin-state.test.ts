@@ -5,6 +5,10 @@
  */
 import type { BootstrapResult, LastSeenResult, TwinRule } from '../../activities/types';
 import {
+  type AlarmEdgeInput,
+  alarmNotice,
+  evaluateAlarm,
+  receiveAlarmEdge,
   type CheckBackPlan,
   checkedBack,
   continueAsNewDue,
@@ -148,7 +152,7 @@ describe('offline by heartbeat timeout', () => {
     const s = online([offlineRule]);
     expect(nextDeadline(s, cfg, T0)).toBe(T0 + 60_000);
     const plan = planCheckBack(s, cfg, T0 + 60_000)!;
-    expect(plan).toEqual({ at: T0 + 60_000, pins: [], dueRuleIds: [] });
+    expect(plan).toEqual({ at: T0 + 60_000, pins: [], dueRuleIds: [], alarmRuleIds: [] });
     const rearmed = checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0 + 30_000) }), T0 + 60_000);
     expect(rearmed.effects).toEqual([]);
     expect(nextDeadline(rearmed.state, cfg, T0 + 60_000)).toBe(T0 + 90_000);
@@ -178,7 +182,7 @@ describe('status messages', () => {
     expect(up.step).toEqual({ kind: 'activityAt', at: iso(T0) });
     const on = decideStep(up.state, up.step!).state;
     const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
-    expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5) });
+    expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5), reason: 'status message' });
     const decision = decideStep(down.state, down.step!);
     expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 5) });
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
@@ -251,7 +255,7 @@ describe('no_data rules', () => {
     const s = started([pinRule]);
     expect(nextDeadline(s, cfg, T0)).toBe(T0 + 10_000);
     const plan = planCheckBack(s, cfg, T0 + 10_000)!;
-    expect(plan).toEqual({ at: T0 + 10_000, pins: ['V3'], dueRuleIds: [pinRule.id] });
+    expect(plan).toEqual({ at: T0 + 10_000, pins: ['V3'], dueRuleIds: [pinRule.id], alarmRuleIds: [] });
     const decision = checkedBack(s, cfg, plan, seen({ pins: { V3: { value: '21.5', updatedAt: iso(T0 - 1) } } }), T0 + 10_000);
     expect(decision.effects).toEqual([
       { kind: 'notify', rule: pinRule, type: 'no_data', title: 'No data on V3', message: 'silent, last 21.5', priority: 'high' },
@@ -328,5 +332,173 @@ describe('history budget', () => {
     expect(continueAsNewDue(s, { continueAsNewSuggested: false, historyLength: 10_001 })).toBe(true);
     const busy = { ...s, run: { messages: RUN_MESSAGE_BUDGET + 1, lastMessageAt: T0 } };
     expect(continueAsNewDue(busy, { continueAsNewSuggested: false, historyLength: 10 })).toBe(true);
+  });
+});
+
+describe('alarms', () => {
+  const edge = (over: Partial<AlarmEdgeInput> = {}): AlarmEdgeInput => ({
+    edgeId: `edge-${over.edge ?? 'raise'}-${over.at ?? iso(T0)}`,
+    edge: 'raise',
+    ruleId: 'rule-hot',
+    pin: 'V5',
+    value: '31',
+    at: iso(T0),
+    severity: 'major',
+    forSeconds: 0,
+    renotifySeconds: null,
+    escalate: null,
+    channels: ['inApp'],
+    title: 'Threshold: V5 gt 30',
+    message: 'hot 31',
+    notified: true,
+    ...over,
+  });
+  /** Receives an edge at `now` and decides it, as the shell does. */
+  function apply(s: TwinState, e: AlarmEdgeInput, now = T0) {
+    const received = receiveAlarmEdge(s, e, now);
+    return received.step ? decideStep(received.state, received.step) : { state: received.state, effects: [] };
+  }
+  const reading = (over: Partial<{ inside: boolean; active: boolean; acknowledged: boolean }> = {}) => ({
+    inside: true,
+    active: true,
+    acknowledged: false,
+    ...over,
+  });
+  /** A check-back at `now` with these alarm readings. */
+  function checkAt(s: TwinState, now: number, alarms: Record<string, ReturnType<typeof reading>>) {
+    const plan = planCheckBack(s, cfg, now);
+    if (!plan) return null;
+    return checkedBack(s, cfg, plan, seen({ alarms }), now);
+  }
+
+  test('a raise without forSeconds records the alarm at once; the gateway already notified', () => {
+    const raised = apply(started(), edge());
+    expect(raised.effects).toEqual([{ kind: 'raiseAlarm', edge: edge() }]);
+    expect(raised.state.alarms).toEqual({}); // no reminders: nothing to time
+    expect(nextDeadline(raised.state, cfg, T0)).toBeNull();
+  });
+
+  test('a repeated or older edge is ignored (the outbox delivers at least once, in no fixed order)', () => {
+    const first = apply(started(), edge());
+    expect(receiveAlarmEdge(first.state, edge(), T0).step).toBeNull();
+    const cleared = apply(first.state, edge({ edge: 'clear', at: iso(T0 + 2000) }), T0 + 2000);
+    expect(cleared.effects.map((e) => e.kind)).toEqual(['clearAlarm']);
+    expect(receiveAlarmEdge(cleared.state, edge({ edgeId: 'late-raise', at: iso(T0 + 1000) }), T0 + 3000).step).toBeNull();
+    expect(receiveAlarmEdge(started(), { edge: 'raise' } as Partial<AlarmEdgeInput>, T0)).toMatchObject({ step: null, warning: expect.any(String) });
+  });
+
+  test('forSeconds: a short spike is cancelled by its clear edge and never raises', () => {
+    const pending = apply(started(), edge({ forSeconds: 10, notified: false }));
+    expect(pending.effects).toEqual([]);
+    expect(pending.state.alarms['rule-hot']).toMatchObject({ phase: 'pending', raiseAt: T0 + 10_000 });
+    expect(nextDeadline(pending.state, cfg, T0)).toBe(T0 + 10_000);
+    const back = apply(pending.state, edge({ edge: 'clear', at: iso(T0 + 3000), forSeconds: 10 }), T0 + 3000);
+    expect(back.effects).toEqual([]);
+    expect(back.state.alarms).toEqual({});
+    expect(nextDeadline(back.state, cfg, T0 + 3000)).toBeNull();
+  });
+
+  test('forSeconds: a condition that holds raises at the deadline, with its notification', () => {
+    const e = edge({ forSeconds: 10, notified: false, renotifySeconds: 60 });
+    const pending = apply(started(), e).state;
+    expect(checkAt(pending, T0 + 9999, {})).toBeNull();
+    const plan = planCheckBack(pending, cfg, T0 + 10_000)!;
+    expect(plan.alarmRuleIds).toEqual(['rule-hot']);
+    const raised = checkAt(pending, T0 + 10_000, { 'rule-hot': reading() })!;
+    expect(raised.effects).toEqual([{ kind: 'raiseAlarm', edge: e }, alarmNotice(e, 'raised')]);
+    expect(raised.state.alarms['rule-hot']).toMatchObject({ phase: 'active', renotifyAt: T0 + 70_000 });
+  });
+
+  test('forSeconds: a pending raise whose clear edge has not arrived yet checks the edge state', () => {
+    const pending = apply(started(), edge({ forSeconds: 10, notified: false })).state;
+    const cancelled = checkAt(pending, T0 + 10_000, { 'rule-hot': reading({ inside: false }) })!;
+    expect(cancelled.effects).toEqual([]);
+    expect(cancelled.state.alarms).toEqual({});
+  });
+
+  test('re-notify at its period and escalate once, until acknowledged', () => {
+    const e = edge({ renotifySeconds: 2, escalate: { afterSeconds: 3, channels: ['email'] } });
+    let s = apply(started(), e).state;
+    expect(nextDeadline(s, cfg, T0)).toBe(T0 + 2000);
+    const first = checkAt(s, T0 + 2000, { 'rule-hot': reading() })!;
+    expect(first.effects).toEqual([alarmNotice(e, 'still active')]);
+    expect(first.effects[0]).toMatchObject({ title: 'Threshold: V5 gt 30 (still active)', priority: 'high' });
+    s = first.state;
+    expect(nextDeadline(s, cfg, T0 + 2000)).toBe(T0 + 3000);
+    const escalated = checkAt(s, T0 + 3000, { 'rule-hot': reading() })!;
+    expect(escalated.effects).toEqual([alarmNotice(e, 'escalated')]);
+    expect(escalated.effects[0]).toMatchObject({ rule: { id: 'rule-hot', channels: ['inApp', 'email'] } });
+    s = escalated.state;
+    const again = checkAt(s, T0 + 4000, { 'rule-hot': reading() })!;
+    expect(again.effects.map((x) => (x.kind === 'notify' ? x.title : x.kind))).toEqual(['Threshold: V5 gt 30 (still active)']);
+    const acked = checkAt(again.state, T0 + 6000, { 'rule-hot': reading({ acknowledged: true }) })!;
+    expect(acked.effects).toEqual([]);
+    expect(acked.state.alarms).toEqual({});
+    expect(nextDeadline(acked.state, cfg, T0 + 6000)).toBeNull();
+  });
+
+  test('a cleared (or deleted) alarm stops reminding; a clear edge clears the record', () => {
+    const e = edge({ renotifySeconds: 2 });
+    const s = apply(started(), e).state;
+    expect(evaluateAlarm(s.alarms['rule-hot']!, reading({ active: false }), T0 + 2000)).toEqual({ timer: null, effects: [] });
+    expect(evaluateAlarm(s.alarms['rule-hot']!, null, T0 + 2000)).toEqual({ timer: null, effects: [] });
+    const cleared = apply(s, edge({ edge: 'clear', at: iso(T0 + 1000) }), T0 + 1000);
+    expect(cleared.effects).toEqual([{ kind: 'clearAlarm', edge: edge({ edge: 'clear', at: iso(T0 + 1000) }) }]);
+    expect(cleared.state.alarms).toEqual({});
+  });
+
+  test('a raise while the alarm is active updates it at once, whatever forSeconds says', () => {
+    const e = edge({ forSeconds: 5, notified: false, renotifySeconds: 60 });
+    const raised = checkAt(apply(started(), e).state, T0 + 5000, { 'rule-hot': reading() })!.state;
+    const again = apply(raised, edge({ ...e, edgeId: 'second', at: iso(T0 + 6000), value: '35' }), T0 + 6000);
+    expect(again.effects.map((x) => x.kind)).toEqual(['raiseAlarm', 'notify']);
+  });
+
+  test('alarm timers survive continue-as-new, and older runs start without any', () => {
+    const s = apply(started(), edge({ renotifySeconds: 5 })).state;
+    expect(resumeState(s).alarms['rule-hot']).toMatchObject({ phase: 'active', renotifyAt: T0 + 5000 });
+    const { alarms: _a, alarmEdges: _e, ...old } = s;
+    expect(resumeState(old)).toMatchObject({ alarms: {}, alarmEdges: {} });
+  });
+});
+
+describe('status without flapping', () => {
+  const offlineFor = rule({ condition: 'offline', forSeconds: 10, message: 'gone {value}' });
+  const onlineFor = rule({ condition: 'online', forSeconds: 5 });
+
+  test('an offline rule with forSeconds notifies only if the device stays offline that long', () => {
+    const on = online([offlineFor]);
+    const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 1000) }, T0 + 1000);
+    const decision = decideStep(down.state, down.step!);
+    expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(nextDeadline(decision.state, cfg, T0 + 1000)).toBe(T0 + 11_000);
+    const held = checkedBack(decision.state, cfg, planCheckBack(decision.state, cfg, T0 + 11_000)!, seen(), T0 + 11_000);
+    expect(held.effects).toEqual([
+      { kind: 'notify', rule: offlineFor, type: 'device_status', title: 'Device offline', message: 'gone offline', priority: 'high' },
+    ]);
+    expect(nextDeadline(held.state, cfg, T0 + 11_000)).toBeNull();
+  });
+
+  test('a device back within forSeconds notifies nobody, either way', () => {
+    const on = online([offlineFor, onlineFor]);
+    const down = decideStep(on, { kind: 'offlineAt', at: iso(T0 + 1000), reason: 'last will' }).state;
+    const back = decideStep(down, { kind: 'activityAt', at: iso(T0 + 3000) });
+    expect(back.effects.map((e) => e.kind)).toEqual(['writeStatus', 'flushCommands']);
+    expect(Object.keys(back.state.statusHolds)).toEqual([onlineFor.id]);
+    const downAgain = decideStep(back.state, { kind: 'offlineAt', at: iso(T0 + 4000) }).state;
+    expect(Object.keys(downAgain.statusHolds)).toEqual([offlineFor.id]);
+    const plan = planCheckBack(downAgain, cfg, T0 + 8000);
+    expect(plan).toBeNull(); // the online hold was cancelled; the offline one is due at T0 + 14 s
+  });
+
+  test('the disconnect reason: status message, last will, or heartbeat timeout; cleared when back online', () => {
+    const on = online();
+    const will = receiveStatus(on, { status: 'offline', at: iso(T0 + 5), reason: 'last will' }, T0 + 5);
+    expect(decideStep(will.state, will.step!).state.disconnectReason).toBe('last will');
+    const said = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
+    expect(decideStep(said.state, said.step!).state.disconnectReason).toBe('status message');
+    const timedOut = checkedBack(on, cfg, planCheckBack(on, cfg, T0 + 60_000)!, seen({ lastSeen: iso(T0) }), T0 + 60_000).state;
+    expect(timedOut.disconnectReason).toBe('timeout');
+    expect(decideStep(timedOut, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
   });
 });

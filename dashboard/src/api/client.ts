@@ -20,6 +20,8 @@ import type {
   WidgetConfig,
 } from './types';
 
+import type { Alarm } from '../../../common/contracts';
+
 /** An error the API answered with: its HTTP status and the envelope's code. */
 export class ApiError extends Error {
   constructor(
@@ -169,6 +171,11 @@ export const api = {
   markRead: (id: string) => call<NotificationRecord>('PATCH', `/notifications/${id}/read`),
   readAll: (projectId?: string) => call<{ updated: number }>('PATCH', '/notifications/read-all', { query: { projectId } }),
   deleteNotification: (id: string) => call<void>('DELETE', `/notifications/${id}`),
+
+  alarms: (query: { projectId?: string; deviceId?: string; severity?: string; state?: string; page?: number; limit?: number }) =>
+    call<{ alarms: Alarm[]; total: number; page: number; limit: number }>('GET', '/alarms', { query }),
+  acknowledgeAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/acknowledge`),
+  clearAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/clear`),
 };
 
 export function errorText(err: unknown): string {

@@ -109,7 +109,12 @@ export function useSocketEvent<E extends keyof ServerToClientEvents>(event: E, h
 }
 
 /** Writes a pin through `pin:write`; resolves with the server's ack (a timeout is an error ack). */
-export function writePin(socket: DdsSocket, deviceId: string, pin: number, value: string): Promise<Ack<{ delivered: boolean }>> {
+export function writePin(
+  socket: DdsSocket,
+  deviceId: string,
+  pin: number,
+  value: string,
+): Promise<Ack<{ delivered: boolean; commandId: string | null }>> {
   return socket
     .timeout(5000)
     .emitWithAck('pin:write', { deviceId, pin, value })

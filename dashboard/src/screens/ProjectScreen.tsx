@@ -6,12 +6,14 @@ import { DashboardView } from './DashboardView';
 import { DevicesView } from './DevicesView';
 import { MembersView } from './MembersView';
 import { ProjectSettings } from './ProjectSettings';
+import { AlarmsView } from './AlarmsView';
 import { RulesView } from './RulesView';
 
 const TABS: Array<[string, string]> = [
   ['dashboard', 'Dashboard'],
   ['devices', 'Devices'],
   ['rules', 'Rules'],
+  ['alarms', 'Alarms'],
   ['members', 'Members'],
   ['settings', 'Settings'],
 ];
@@ -38,6 +40,7 @@ export function ProjectScreen({ projectId, tab }: { projectId: string; tab: stri
       {tab === 'dashboard' && <DashboardView project={project} />}
       {tab === 'devices' && <DevicesView project={project} />}
       {tab === 'rules' && <RulesView project={project} />}
+      {tab === 'alarms' && <AlarmsView project={project} />}
       {tab === 'members' && <MembersView project={project} />}
       {tab === 'settings' && <ProjectSettings project={project} onChange={reload} />}
     </div>

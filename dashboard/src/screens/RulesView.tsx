@@ -16,6 +16,7 @@ const CONDITIONS: Array<{ value: RuleCondition; label: string; pin: 'required' |
   { value: 'online', label: 'device comes online', pin: 'none', threshold: false, duration: false },
 ];
 const CHANNELS: NotificationChannel[] = ['inApp', 'push', 'email'];
+const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
 
 interface Draft {
   id: string | null;
@@ -27,7 +28,15 @@ interface Draft {
   message: string;
   channels: NotificationChannel[];
   enabled: boolean;
+  /** Alarm settings (docs/alarms.md); empty = not set. */
+  severity: string;
+  clearThreshold: string;
+  forSeconds: string;
+  renotifySeconds: string;
 }
+
+/** A number field of the form: null when empty, so the setting is removed. */
+const numberOrNull = (text: string): number | null => (text.trim() === '' ? null : Number(text));
 
 const emptyDraft = (deviceId: string): Draft => ({
   id: null,
@@ -39,6 +48,10 @@ const emptyDraft = (deviceId: string): Draft => ({
   message: 'Value is {value}',
   channels: ['inApp'],
   enabled: true,
+  severity: '',
+  clearThreshold: '',
+  forSeconds: '',
+  renotifySeconds: '',
 });
 
 function describe(rule: NotificationRule): string {
@@ -71,6 +84,11 @@ export function RulesView({ project }: { project: Project }) {
       pin: c?.pin === 'none' || draft.pin === '' ? null : Number(draft.pin),
       threshold: c?.threshold ? Number(draft.threshold) : null,
       duration: c?.duration ? Number(draft.duration) : null,
+      // Settings the condition does not take are sent as null (a changed condition drops them).
+      severity: c?.threshold && draft.severity ? draft.severity : null,
+      clearThreshold: c?.threshold ? numberOrNull(draft.clearThreshold) : null,
+      renotifySeconds: c?.threshold ? numberOrNull(draft.renotifySeconds) : null,
+      forSeconds: c?.threshold || c?.pin === 'none' ? numberOrNull(draft.forSeconds) : null,
     };
     void run(async () => {
       if (draft.id) await api.updateRule(draft.id, body);
@@ -91,6 +109,10 @@ export function RulesView({ project }: { project: Project }) {
       message: r.message,
       channels: r.channels,
       enabled: r.enabled,
+      severity: r.severity ?? '',
+      clearThreshold: r.clearThreshold === null || r.clearThreshold === undefined ? '' : String(r.clearThreshold),
+      forSeconds: r.forSeconds ? String(r.forSeconds) : '',
+      renotifySeconds: r.renotifySeconds ? String(r.renotifySeconds) : '',
     });
 
   const c = draft ? CONDITIONS.find((x) => x.value === draft.condition) : undefined;
@@ -176,6 +198,35 @@ export function RulesView({ project }: { project: Project }) {
               <label>
                 Threshold
                 <input aria-label="Threshold" type="number" step="any" required value={draft.threshold} onChange={(e) => setDraft({ ...draft, threshold: e.target.value })} />
+              </label>
+            )}
+            {c?.threshold && (
+              <>
+                <label>
+                  Severity
+                  <select aria-label="Severity" value={draft.severity} onChange={(e) => setDraft({ ...draft, severity: e.target.value })}>
+                    <option value="">default (warning)</option>
+                    {SEVERITIES.map((s) => (
+                      <option key={s} value={s}>
+                        {s}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  Clears only past (hysteresis; empty: as soon as the condition no longer holds)
+                  <input aria-label="Clears only past" type="number" step="any" value={draft.clearThreshold} onChange={(e) => setDraft({ ...draft, clearThreshold: e.target.value })} />
+                </label>
+                <label>
+                  Re-notify every (seconds, while unacknowledged)
+                  <input aria-label="Re-notify seconds" type="number" min={1} value={draft.renotifySeconds} onChange={(e) => setDraft({ ...draft, renotifySeconds: e.target.value })} />
+                </label>
+              </>
+            )}
+            {(c?.threshold || c?.pin === 'none') && (
+              <label>
+                Only after it holds for (seconds)
+                <input aria-label="For seconds" type="number" min={0} value={draft.forSeconds} onChange={(e) => setDraft({ ...draft, forSeconds: e.target.value })} />
               </label>
             )}
             {c?.duration && (

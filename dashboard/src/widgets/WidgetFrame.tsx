@@ -1,7 +1,8 @@
-import { memo, useState } from 'react';
+import { memo, useRef, useState } from 'react';
+import type { CommandState } from '../../../common/contracts';
 import type { Widget } from '../api/types';
 import { usePinSeries, usePinValue } from '../realtime/live-values';
-import { useSocket, writePin } from '../realtime/socket';
+import { useSocket, useSocketEvent, writePin } from '../realtime/socket';
 import { INPUT_TYPES, isWidgetType, str, title } from './catalog';
 import { WidgetBody } from './WidgetBody';
 
@@ -20,11 +21,20 @@ export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readO
   const series = usePinSeries(widget.deviceId, widget.pin);
   const [error, setError] = useState<string | null>(null);
   const type = isWidgetType(widget.type) ? widget.type : null;
+  // The last write's command and its state (docs/commands.md): its events may come before the ack.
+  const [command, setCommand] = useState<{ id: string; state: CommandState } | null>(null);
+  const seen = useRef(new Map<string, CommandState>());
+  useSocketEvent('command', (c) => {
+    if (c.deviceId !== widget.deviceId || c.pin !== `V${widget.pin}`) return;
+    seen.current.set(c.id, c.state);
+    setCommand((current) => (current?.id === c.id ? { id: c.id, state: c.state } : current));
+  });
 
   const write = (v: string) => {
     setError(null);
     void writePin(socket, widget.deviceId, widget.pin, v).then((ack) => {
-      if (!ack.success) setError(`${ack.error.code}: ${ack.error.message}`);
+      if (!ack.success) return setError(`${ack.error.code}: ${ack.error.message}`);
+      if (ack.commandId) setCommand({ id: ack.commandId, state: seen.current.get(ack.commandId) ?? (ack.delivered ? 'sent' : 'queued') });
     });
   };
 
@@ -53,6 +63,11 @@ export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readO
           <span className="muted">Unknown type {widget.type}</span>
         )}
       </div>
+      {command && type && INPUT_TYPES.has(type) && (
+        <p className="muted command-state" data-testid="command-state" data-state={command.state} title={`command ${command.id}`}>
+          Command {command.state}
+        </p>
+      )}
       {error && (
         <p className="error widget-error" role="alert">
           {error}

@@ -6,6 +6,7 @@
  * them (see docs/workflow-versioning.md).
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -150,3 +151,42 @@ test('a run that continued as new carries its state', async () => {
   await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
   await save('continued-as-new', device.deviceId);
 }, 60_000);
+
+test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issue 17)', async () => {
+  const device = await createDevice(env.redis);
+  await addRule(env.redis, device, { condition: 'offline', forSeconds: 1, message: 'gone {value}' });
+  const ruleId = randomUUID();
+  const edge = (kind: 'raise' | 'clear', at: string) => ({
+    edgeId: randomUUID(),
+    edge: kind,
+    ruleId,
+    pin: 'V1',
+    value: kind === 'raise' ? '90' : '10',
+    at,
+    severity: 'major' as const,
+    forSeconds: 0,
+    renotifySeconds: 1,
+    escalate: null,
+    channels: ['inApp' as const],
+    title: 'Threshold: V1 gt 50',
+    message: 'hot',
+    notified: true,
+  });
+  const alarm = async () => JSON.parse((await env.redis.hget(`device:${device.deviceId}:alarms`, ruleId)) ?? 'null') as { state: string } | null;
+  await env.redis.hset(`device:${device.deviceId}:rule-state`, ruleId, '1');
+  await env.twins.alarmEdge(device.deviceId, device.projectId, edge('raise', iso()));
+  await eventually(async () => expect(await alarm()).toMatchObject({ state: 'active' }));
+  // One re-notification after a second, then the clear edge.
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1), 10_000);
+  await env.twins.alarmEdge(device.deviceId, device.projectId, edge('clear', iso(1)));
+  await eventually(async () => expect(await alarm()).toMatchObject({ state: 'cleared' }));
+
+  await env.twins.status(device.deviceId, device.projectId, 'online', iso());
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('online'));
+  await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1), 'last will');
+  await eventually(async () => expect(await env.redis.hget(`device:${device.deviceId}:state`, 'disconnectReason')).toBe('last will'));
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2), 10_000);
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('alarms-and-status-holds', device.deviceId);
+});

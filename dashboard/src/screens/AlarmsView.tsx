@@ -1,0 +1,70 @@
+import { useState } from 'react';
+import type { Alarm } from '../../../common/contracts';
+import { api } from '../api/client';
+import type { Project } from '../api/types';
+import { useSocket, useSocketEvent } from '../realtime/socket';
+import { Card, ErrorLine, timeAgo, useAction, useLoad } from '../ui/common';
+
+const STATES = ['', 'active', 'cleared'];
+
+/** A project's alarms (docs/alarms.md), live: editors and up acknowledge and clear. */
+export function AlarmsView({ project }: { project: Project }) {
+  const { epoch } = useSocket();
+  const [state, setState] = useState('active');
+  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 100 }), [project.id]);
+  const list = useLoad(() => api.alarms({ projectId: project.id, state: state || undefined, limit: 100 }), [project.id, state, epoch]);
+  const [run, error] = useAction();
+  useSocketEvent('alarm', (alarm) => {
+    if (alarm.projectId === project.id) list.reload();
+  });
+  const canAct = project.role !== 'viewer';
+  const deviceName = (id: string) => devices.data?.devices.find((d) => d.id === id)?.name ?? id.slice(0, 8);
+  const act = (fn: () => Promise<Alarm>) => run(async () => (await fn(), list.reload()));
+
+  return (
+    <Card title={`${list.data?.total ?? 0} alarms`}>
+      <div className="row">
+        <select aria-label="State filter" value={state} onChange={(e) => setState(e.target.value)}>
+          {STATES.map((s) => (
+            <option key={s} value={s}>
+              {s || 'All states'}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorLine error={list.error ?? error} />
+      <ul className="notifications">
+        {list.data?.alarms.map((a) => (
+          <li key={a.id} className={a.acknowledged ? 'read' : 'unread'} data-testid="alarm" data-state={a.state} data-acknowledged={a.acknowledged}>
+            <div>
+              <strong>
+                {deviceName(a.deviceId)} · {a.pin} = {a.value}
+              </strong>{' '}
+              <span className={`severity ${a.severity}`}>{a.severity}</span> <span className="muted">{a.state}</span>
+              {a.acknowledged && <span className="muted"> · acknowledged {timeAgo(a.acknowledgedAt)}</span>}
+              <p className="muted">
+                raised {a.raisedCount}× · last {timeAgo(a.lastRaisedAt)}
+                {a.clearedAt ? ` · cleared ${timeAgo(a.clearedAt)}` : ''}
+              </p>
+            </div>
+            {canAct && (
+              <div className="actions">
+                {!a.acknowledged && (
+                  <button type="button" className="small" onClick={() => act(() => api.acknowledgeAlarm(a.id))}>
+                    Acknowledge
+                  </button>
+                )}
+                {a.state === 'active' && (
+                  <button type="button" className="small danger" onClick={() => act(() => api.clearAlarm(a.id))}>
+                    Clear
+                  </button>
+                )}
+              </div>
+            )}
+          </li>
+        ))}
+        {list.data && list.data.alarms.length === 0 && <li className="muted">No alarms.</li>}
+      </ul>
+    </Card>
+  );
+}

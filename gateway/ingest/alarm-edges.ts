@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import type { NotificationRecord } from '../../common/contracts';
+import type { RuleEdge } from '../../store/store-point';
+import type { AlarmEdgeInput } from '../../workflows/twin-state';
+import { edgeState } from './threshold';
+import type { ThresholdRule } from './threshold-rules';
+
+/** What the outbox carries to a device's twin for one alarm edge (gateway/outbox/intents.ts `alarm-edge`). */
+export interface AlarmEdgeIntent {
+  deviceId: string;
+  projectId: string;
+  edge: AlarmEdgeInput;
+}
+
+/** A rule's severity when it does not set one. */
+export const DEFAULT_SEVERITY = 'warning';
+
+/**
+ * What one value means for one threshold rule (docs/alarms.md): its edge state, and the outbox
+ * intents its edges write. A raise writes the notification at once (as threshold rules always
+ * have) unless the rule waits `forSeconds` first, in which case its twin notifies once the
+ * condition has held; both edges tell the twin, which keeps the alarm record and its timers.
+ * Made before the store step, which writes the intents only on an edge: never per value.
+ */
+export function ruleEdgeOf(
+  rule: ThresholdRule,
+  value: string,
+  at: string,
+  notificationOf: (rule: ThresholdRule, value: string, at: string) => NotificationRecord,
+): RuleEdge | null {
+  const state = edgeState(rule, value);
+  if (state === null) return null;
+  const notification = notificationOf(rule, value, at);
+  const waits = (rule.forSeconds ?? 0) > 0;
+  const edge = (kind: AlarmEdgeInput['edge']): AlarmEdgeIntent => ({
+    deviceId: rule.deviceId,
+    projectId: rule.projectId,
+    edge: {
+      edgeId: randomUUID(),
+      edge: kind,
+      ruleId: rule.id,
+      pin: `V${rule.pin}`,
+      value,
+      at,
+      severity: rule.severity ?? DEFAULT_SEVERITY,
+      forSeconds: rule.forSeconds ?? 0,
+      renotifySeconds: rule.renotifySeconds ?? null,
+      escalate: rule.escalate ?? null,
+      channels: rule.channels,
+      title: notification.title,
+      message: notification.message,
+      notified: !waits,
+    },
+  });
+  return {
+    ruleId: rule.id,
+    state,
+    onRaise: waits ? [['alarm-edge', edge('raise')]] : [['notification', notification], ['alarm-edge', edge('raise')]],
+    onClear: [['alarm-edge', edge('clear')]],
+  };
+}

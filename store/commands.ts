@@ -1,0 +1,81 @@
+import type { Command, CommandState } from '../common/contracts';
+import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
+
+const RUN = luaScript('command-4');
+
+/** How long a command's record is kept, and how many of a device's are listed. */
+export const COMMAND_KEEP_S = 7 * 86_400;
+export const COMMANDS_PER_DEVICE = 100;
+
+/** The record as stored: the command, its project (for the rooms its events go to) and its creation in ms. */
+export interface StoredCommand extends Command {
+  projectId: string;
+  createdMs: number;
+}
+
+export interface CommandChange {
+  command: StoredCommand;
+  changed: boolean;
+  /** When changed: the device's event sequence number the `command` event carries (docs/realtime.md). */
+  seq: number;
+}
+
+/** Which states each state may be reached from. */
+const FROM: Record<Exclude<CommandState, 'queued'>, CommandState[]> = {
+  sent: ['queued'],
+  // The device may echo before the sender has marked the command sent.
+  acknowledged: ['queued', 'sent'],
+  expired: ['queued'],
+  superseded: ['queued'],
+};
+
+/** The command a client sees: its state as of `now` (a queued one past its TTL is expired, sent or not yet). */
+export function commandView(stored: StoredCommand, now = Date.now()): Command {
+  const { projectId: _p, createdMs: _c, ...command } = stored;
+  const expired = command.state === 'queued' && command.expiresAt !== null && Date.parse(command.expiresAt) <= now;
+  return expired ? { ...command, state: 'expired' } : command;
+}
+
+/** Commands with a receipt (docs/commands.md): one record per app write toward a device. */
+export function createCommandStore(redis: Redis) {
+  const keysOf = (deviceId: string, commandId: string) => [
+    keys.device(deviceId),
+    keys.command(commandId),
+    keys.deviceState(deviceId),
+    keys.deviceCommands(deviceId),
+  ];
+  const parse = (reply: unknown): CommandChange | null => {
+    if (!reply) return null;
+    const [json, changed, seq] = reply as [string, number, number];
+    return { command: JSON.parse(json) as StoredCommand, changed: Number(changed) === 1, seq: Number(seq) };
+  };
+
+  return {
+    /** Records a new queued command; null when the device is gone. */
+    async create(command: StoredCommand): Promise<CommandChange | null> {
+      return parse(await RUN(redis, keysOf(command.deviceId, command.id), ['create', JSON.stringify(command), '', COMMAND_KEEP_S, COMMANDS_PER_DEVICE]));
+    },
+
+    /** Moves a command to `state` if its current state allows it (see FROM). */
+    async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string): Promise<CommandChange | null> {
+      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, '']));
+    },
+
+    async get(commandId: string): Promise<StoredCommand | null> {
+      const json = await redis.get(keys.command(commandId));
+      return json === null ? null : (JSON.parse(json) as StoredCommand);
+    },
+
+    /** A device's most recent commands, newest first. */
+    async recent(deviceId: string, limit: number): Promise<StoredCommand[]> {
+      const ids = await redis.zrevrange(keys.deviceCommands(deviceId), 0, limit - 1);
+      if (ids.length === 0) return [];
+      const docs = await redis.mget(ids.map((id) => keys.command(id)));
+      return docs.flatMap((json) => (json === null ? [] : [JSON.parse(json) as StoredCommand]));
+    },
+  };
+}
+
+export type CommandStore = ReturnType<typeof createCommandStore>;

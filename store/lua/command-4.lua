@@ -1,0 +1,41 @@
+-- Creates or moves one command (store/commands.ts) in one atomic step; nothing once the device is gone.
+-- KEYS: 1 device:{id}, 2 command:{commandId}, 3 device:{id}:state, 4 device:{id}:commands
+-- ARGV: 1 op: create | the state to move to (sent, acknowledged, expired, superseded),
+--       2 create: the record (JSON); else the time (ISO), 3 the states it may move from (comma-separated),
+--       4 create: how long the record is kept (s); else the device id the command must belong to,
+--       5 create: how many records a device keeps
+-- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
+-- the device acknowledges it by publishing the same value there (store-point-9.lua) or its id on
+-- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
+-- sequence number when changed (docs/realtime.md) | 0}, or nil when the
+-- device or the command does not exist (or the command is another device's).
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+if ARGV[1] == 'create' then
+  local c = cjson.decode(ARGV[2])
+  redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
+  redis.call('ZADD', KEYS[4], c.createdMs, c.id)
+  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[5]) + 1))
+  return {ARGV[2], 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
+end
+local json = redis.call('GET', KEYS[2])
+if not json then return nil end
+local c = cjson.decode(json)
+if c.deviceId ~= ARGV[4] then return nil end
+local allowed = false
+for from in string.gmatch(ARGV[3], '[^,]+') do
+  if c.state == from then allowed = true end
+end
+if not allowed then return {json, 0, 0} end
+c.state = ARGV[1]
+local awaitField = 'ack:' .. c.pin
+if ARGV[1] == 'sent' then
+  c.sentAt = ARGV[2]
+  redis.call('HSET', KEYS[3], awaitField, cjson.encode({commandId = c.id, value = c.value}))
+elseif ARGV[1] == 'acknowledged' then
+  c.acknowledgedAt = ARGV[2]
+  local waiting = redis.call('HGET', KEYS[3], awaitField)
+  if waiting and cjson.decode(waiting).commandId == c.id then redis.call('HDEL', KEYS[3], awaitField) end
+end
+local out = cjson.encode(c)
+redis.call('SET', KEYS[2], out, 'KEEPTTL')
+return {out, 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}

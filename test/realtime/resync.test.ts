@@ -1,0 +1,99 @@
+/**
+ * Live views that never miss an update (issue 17, item 4, docs/realtime.md): every device event
+ * carries a sequence number that only grows; a client that drops 10 events in a burst sees the
+ * gap, asks for a resync and ends with the same latest values as the server.
+ */
+import type { DeviceSnapshotEvent } from '../../common/contracts';
+import { LiveView } from '../../common/live-view';
+import { createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { startStack, type Stack } from '../helpers/stack';
+import { eventually } from '../helpers/wait';
+
+let stack: Stack;
+let owner: TestUser;
+let projectId: string;
+const sockets: ClientSocket[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  owner = await registerUser(stack.request);
+  projectId = (await createProject(stack.request, owner)).id;
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  await stack.stop();
+});
+
+async function serverPins(deviceId: string): Promise<Record<string, string>> {
+  const raw = await stack.redis.hgetall(`device:${deviceId}:pins`);
+  return Object.fromEntries(Object.entries(raw).map(([pin, json]) => [pin, (JSON.parse(json) as { value: string }).value]));
+}
+
+test('a client that drops 10 events in a burst detects the gap, resyncs and ends with the server’s latest values', async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  await writeValue(stack.request, owner, device.id, 99, 'before');
+  const socket = await connectSocket(stack.baseUrl, owner.token);
+  sockets.push(socket);
+  const view = new LiveView();
+  const ack = await emitWithAck<{ success: boolean; seq: Record<string, number> }>(socket, 'subscribe', { deviceId: device.id });
+  expect(ack.seq[device.id]).toBeGreaterThanOrEqual(1);
+  view.subscribed(ack.seq);
+
+  let received = 0;
+  let gaps = 0;
+  const seqs: number[] = [];
+  const resync = async () => {
+    const answer = await emitWithAck<{ success: boolean; devices: DeviceSnapshotEvent[] }>(socket, 'resync', { deviceId: device.id });
+    for (const snapshot of answer.devices) view.snapshot(snapshot);
+  };
+  /** Every event of the device counts toward its sequence, whatever its kind. */
+  const take = (deviceId: string, seq: number | undefined, apply: Parameters<LiveView['event']>[2]) => {
+    received += 1;
+    seqs.push(seq ?? -1);
+    if (received >= 5 && received < 15) return; // lost: a burst of 10 events never reaches the client
+    if (view.event(deviceId, seq, apply) === 'gap') {
+      gaps += 1;
+      void resync();
+    }
+  };
+  socket.on('pin:update', (e) =>
+    take(e.deviceId, e.seq, (v) => {
+      v.pins[e.pin] = { value: e.value, updatedAt: e.updatedAt };
+    }),
+  );
+  socket.on('command', (e) => take(e.deviceId, e.seq, () => undefined));
+
+  // Each app write is a pin:update and a command (queued): 60 events.
+  for (let i = 0; i < 30; i++) await writeValue(stack.request, owner, device.id, i, `v${i}`);
+  await eventually(() => expect(received).toBe(60));
+  const expected = await serverPins(device.id);
+  await eventually(() => {
+    const pins = Object.fromEntries(Object.entries(view.devices.get(device.id)?.pins ?? {}).map(([pin, p]) => [pin, p.value]));
+    expect(pins).toEqual(expected);
+  });
+  expect(gaps).toBe(1);
+  // One number per event of the device, none repeated, none skipped.
+  const sorted = [...seqs].sort((x, y) => x - y);
+  expect(sorted).toEqual(sorted.map((_, i) => (sorted[0] as number) + i));
+  expect(Object.keys(expected)).toHaveLength(31); // V0..V29 and V99 (from before the subscription)
+});
+
+test('subscribe to a project acks every device’s sequence; resync of a project returns every device', async () => {
+  const a = await createDevice(stack.request, owner, projectId);
+  await writeValue(stack.request, owner, a.id, 1, 'x');
+  const socket = await connectSocket(stack.baseUrl, owner.token);
+  sockets.push(socket);
+  const ack = await emitWithAck<{ success: boolean; seq: Record<string, number> }>(socket, 'subscribe', { projectId });
+  expect(ack.seq[a.id]).toBeGreaterThanOrEqual(1);
+  const answer = await emitWithAck<{ success: boolean; devices: DeviceSnapshotEvent[] }>(socket, 'resync', { projectId });
+  expect(answer.devices.find((d) => d.deviceId === a.id)).toMatchObject({
+    seq: ack.seq[a.id],
+    status: 'offline',
+    pins: { V1: { value: 'x', updatedAt: expect.any(String) } },
+  });
+  const stranger = await connectSocket(stack.baseUrl, (await registerUser(stack.request)).token);
+  sockets.push(stranger);
+  expect(await emitWithAck(stranger, 'resync', { projectId })).toMatchObject({ success: false, error: { code: 'PROJECT_NOT_FOUND' } });
+});
