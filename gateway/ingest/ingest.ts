@@ -132,7 +132,10 @@ export function createIngest(deps: IngestDeps) {
       await pending.keep(deviceId, pin, value, at, command);
       return false;
     }
-    await receipts.move(deviceId, command.id, 'sent');
+    // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered.
+    await receipts
+      .move(deviceId, command.id, 'sent')
+      .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent'));
     return true;
   }
 
@@ -210,10 +213,19 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
       );
     }
-    await recordCommands(input, stored, pin.name, command, at);
+    // The value is stored: a receipt Redis cannot record now is logged, and the write still
+    // answers as stored, without a command id to look up (docs/commands.md).
+    const recorded = await recordCommands(input, stored, pin.name, command, at).then(
+      () => true,
+      (err: unknown) => {
+        logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not recorded; the value is stored');
+        return false;
+      },
+    );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await emitted;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: command?.id ?? null };
+    const commandId = recorded ? (command?.id ?? null) : null;
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId };
   }
 
   /**
