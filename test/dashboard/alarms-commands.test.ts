@@ -4,7 +4,7 @@
  */
 import type mqtt from 'mqtt';
 import type { Page } from 'playwright-core';
-import { type Browser, openBrowser, screenshot } from '../helpers/browser';
+import { type Browser, openBrowser, screenshot, signIn } from '../helpers/browser';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { type Stack, startStack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
@@ -36,11 +36,7 @@ beforeAll(async () => {
   if (widget.status !== 201) throw new Error(`widget: ${widget.status} ${widget.text}`);
   browser = await openBrowser();
   page = browser.page;
-  await page.goto(`${stack.baseUrl}/signin`);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  await signIn(page, stack.baseUrl, user);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { KEYS_BY_TYPE } from '../../common/widget-config';
-import { type Browser, openBrowser, screenshot } from '../helpers/browser';
+import { type Browser, openBrowser, screenshot, signIn } from '../helpers/browser';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { type Stack, startStack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
@@ -50,11 +50,7 @@ beforeAll(async () => {
   }
   browser = await openBrowser();
   page = browser.page;
-  await page.goto(`${stack.baseUrl}/signin`);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  await signIn(page, stack.baseUrl, user);
 });
 
 afterAll(async () => {
