@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../../scripts/dev-servers';
 import type { Backends } from './backends';
 import type { Cleanup } from './cleanup';
-import { SERVICE_ENTRY } from './paths';
+import { SERVICE_ENTRY, WORKER_ENTRY } from './paths';
 
 /** The service (`node dist/scripts/start.js`) running in its own process, so it has its own CPU. */
 export interface ServiceProcess {
@@ -30,16 +30,29 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/**
- * Starts one service node against `backends` (no dynamic-security admin, so devices are not
- * provisioned at the broker and simulated devices use the service account) and waits for /readyz.
- */
-export async function startService(backends: Backends, cleanup: Cleanup, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const port = await freePort();
-  const metricsPort = await freePort();
-  const logFile = join(backends.dir, 'service.log');
+/** A bench-started node process: its pid, its log, how to stop it, and whether it has exited. */
+interface NodeProcess {
+  pid: number;
+  logFile: string;
+  stop(): Promise<string>;
+  /** How it exited (e.g. `exit code 1`), or null while it runs. */
+  exitStatus(): string | null;
+}
+
+/** What a node process runs: the built entry and the name of its log file and cleanup step. */
+export interface NodeEntry {
+  entry: string;
+  name: string;
+}
+
+/** `node dist/scripts/start.js`: the gateway and the twin worker in one process. */
+const ALL_IN_ONE: NodeEntry = { entry: SERVICE_ENTRY, name: 'service' };
+
+/** Spawns `entry` in its own process group against `backends`, logging to `<name>.log` in the bench dir. */
+function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: Record<string, string>): NodeProcess {
+  const logFile = join(backends.dir, `${node.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [SERVICE_ENTRY], {
+  const child = spawn(process.execPath, [node.entry], {
     cwd: backends.dir,
     detached: true,
     stdio: ['ignore', fd, fd],
@@ -48,8 +61,6 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
       HOME: process.env.HOME ?? backends.dir,
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
       SHUTDOWN_GRACE_MS: '2000',
       REDIS_URL: backends.redisUrl,
@@ -63,7 +74,7 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
   });
   closeSync(fd);
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`cannot start ${SERVICE_ENTRY}; run \`npm run build\` first`);
+  if (pid === undefined) throw new Error(`cannot start ${node.entry}; run \`npm run build\` first`);
   const exited = new Promise<string>((resolve) =>
     child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exit code ${code}`)),
   );
@@ -82,17 +93,56 @@ export async function startService(backends: Backends, cleanup: Cleanup, env: Re
     process.off('exit', killOnExit);
     return exited;
   };
-  cleanup.add('service', async () => void (await stop()));
+  cleanup.add(node.name, async () => void (await stop()));
+  return { pid, logFile, stop, exitStatus: () => exitStatus };
+}
 
-  const baseUrl = `http://127.0.0.1:${port}`;
+/** Polls `ready` every 250 ms until it holds; throws with the log's tail if the node exits or the timeout passes. */
+async function waitReady(node: NodeProcess, label: string, ready: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (exitStatus !== null) throw new Error(`service exited while starting (${exitStatus}):\n${await tail(logFile)}`);
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
-    if (ready) return { baseUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, pid, logFile, stop };
-    if (Date.now() > deadline) throw new Error(`service not ready after ${READY_TIMEOUT_MS} ms:\n${await tail(logFile)}`);
+    const status = node.exitStatus();
+    if (status !== null) throw new Error(`${label} exited while starting (${status}):\n${await tail(node.logFile)}`);
+    if (await ready()) return;
+    if (Date.now() > deadline) throw new Error(`${label} not ready after ${READY_TIMEOUT_MS} ms:\n${await tail(node.logFile)}`);
     await delay(250);
   }
+}
+
+/**
+ * Starts one service node against `backends` (no dynamic-security admin, so devices are not
+ * provisioned at the broker and simulated devices use the service account) and waits for /readyz.
+ * By default the all-in-one `npm start` entry; `node` names another entry with an HTTP gateway
+ * (e.g. dist/gateway/main.js, which also needs CREDENTIAL_KEY and its own NODE_ID in `env`).
+ */
+export async function startService(
+  backends: Backends,
+  cleanup: Cleanup,
+  env: Record<string, string> = {},
+  node: NodeEntry = ALL_IN_ONE,
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = spawnNode(backends, cleanup, node, { PORT: String(port), METRICS_PORT: String(metricsPort), ...env });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(child, node.name, () => fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false));
+  return { baseUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, pid: child.pid, logFile: child.logFile, stop: child.stop };
+}
+
+/** A twin worker process (dist/workers/main.js): no HTTP, ready once it logs that it polls its task queue. */
+export interface WorkerProcess {
+  pid: number;
+  logFile: string;
+  stop(): Promise<string>;
+}
+
+const WORKER_RUNNING = 'twin worker running';
+
+/** Starts `dist/workers/main.js` against `backends` (logging at info, to see it start) and waits until it runs. */
+export async function startWorker(backends: Backends, cleanup: Cleanup, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const node = spawnNode(backends, cleanup, { entry: WORKER_ENTRY, name: 'worker' }, { LOG_LEVEL: 'info', ...env });
+  await waitReady(node, 'worker', async () => (await readFile(node.logFile, 'utf8').catch(() => '')).includes(WORKER_RUNNING));
+  return { pid: node.pid, logFile: node.logFile, stop: node.stop };
 }
 
 async function tail(file: string, lines = 30): Promise<string> {

@@ -1,0 +1,141 @@
+/**
+ * Multi-node bench (issue 14 item 5): one and then two gateway processes (dist/gateway/main.js)
+ * plus one twin worker process (dist/workers/main.js), on the same Redis, broker, Temporal and
+ * PostgreSQL. The same MQTT load (QoS 1 values from simulated devices, offered above what the
+ * nodes can store) drives each configuration; prints the stored rate at saturation,
+ * publish→`pin:update` at a Socket.IO client subscribed to the project, CPU per process, and the
+ * 2-node / 1-node throughput ratio. Prints figures only.
+ */
+import { randomBytes } from 'node:crypto';
+import type { MqttClient } from 'mqtt';
+import { createPgPool, type Pool } from '../store/pg/pool';
+import { createAccount, createDevices } from './support/api';
+import { startBackends, type Backends } from './support/backends';
+import { runBench, type Cleanup } from './support/cleanup';
+import { cpuMeter, waitForQuiet } from './support/cpu';
+import { envInt } from './support/env';
+import { countStoredPoints, readStoredPoints } from './support/history';
+import { machineLine } from './support/machine';
+import { closeFleet, connectFleet } from './support/mqtt-fleet';
+import { publishPaced } from './support/paced-publish';
+import { GATEWAY_ENTRY } from './support/paths';
+import { sampleQueueLag } from './support/queue-lag';
+import { startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
+import { settle } from './support/settle';
+import { watchProjectUpdates } from './support/socket-updates';
+import { latencyLine, printRows, ratePerSecond, ratio, summarize, type Summary } from './support/stats';
+
+const TOPIC_ROOT = 'dds';
+/** Pins of the two configurations, one each so each counts only its own values. */
+const PINS = { one: 'V1', two: 'V2' } as const;
+/** Longest the bench waits for the gateways to catch up after the last publish. */
+const DRAIN_CAP_MS = 120_000;
+
+interface Run {
+  backends: Backends;
+  pool: Pool;
+  worker: WorkerProcess;
+  fleet: readonly MqttClient[];
+  deviceIds: readonly string[];
+  account: { token: string; projectId: string };
+  rate: number;
+  seconds: number;
+  cleanup: Cleanup;
+}
+
+interface PhaseResult {
+  storedRate: number;
+  latency: Summary;
+}
+
+/** A gateway-only node with its own NODE_ID (its own broker sessions in the shared ingest group). */
+function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, credentialKey: string): Promise<ServiceProcess> {
+  return startService(
+    backends,
+    cleanup,
+    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: nodeId, CREDENTIAL_KEY: credentialKey },
+    { entry: GATEWAY_ENTRY, name: nodeId },
+  );
+}
+
+/**
+ * Offers `run.rate` values a second for `run.seconds` on `pin`, waits until every gateway's
+ * broker-queue lag is back under 0.5 s, and measures the stored rate (first to last stored value:
+ * the saturation rate when the gateways were behind throughout) and publish→`pin:update` at one
+ * Socket.IO client on the first gateway.
+ */
+async function phase(run: Run, gateways: readonly ServiceProcess[], pin: string): Promise<PhaseResult> {
+  const label = `${gateways.length} gateway${gateways.length > 1 ? 's' : ''} + 1 worker`;
+  const first = gateways[0] as ServiceProcess;
+  const updates = await watchProjectUpdates(first.baseUrl, run.account.token, run.account.projectId);
+  run.cleanup.add(`socket.io client (${label})`, async () => updates.close());
+  const lags = gateways.map((g) => sampleQueueLag(g.metricsUrl));
+  const pids: Record<string, number> = Object.fromEntries(gateways.map((g, i) => [`gateway ${i + 1}`, g.pid]));
+  const cpu = cpuMeter({ ...pids, worker: run.worker.pid, ...run.backends.pids, bench: process.pid });
+  const topics = run.deviceIds.map((id) => `${TOPIC_ROOT}/${id}/pin/${pin}`);
+  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
+  const drained = await Promise.all(lags.map((lag) => lag.below(0.5, DRAIN_CAP_MS)));
+  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, pin), outcome.acked, 3000, 30_000);
+  const received = await settle(() => updates.samples.length, stored, 3000, 30_000);
+  const cpuShare = cpu.since();
+  const lagSamples = await Promise.all(lags.map((lag) => lag.stop()));
+  updates.close();
+
+  const storedRate = ratePerSecond((await readStoredPoints(run.pool, run.deviceIds, pin)).map((p) => p.storedAt));
+  const latency = summarize(updates.samples.map((s) => s.latency));
+  const achieved = outcome.attempted / outcome.seconds;
+  const peaks = lagSamples.map((samples) => samples.reduce((max, s) => Math.max(max, s.lag), 0).toFixed(1));
+  printRows(`\n${label}: ${run.rate} values/s offered for ${run.seconds} s on pin ${pin}`, [
+    ['published', `${outcome.attempted} in ${outcome.seconds.toFixed(1)} s (${achieved.toFixed(0)}/s achieved)`],
+    ['acknowledged to the devices', `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`],
+    ['stored, after the drain', `${stored}${stored < outcome.acked ? ` (${outcome.acked - stored} acknowledged and not stored)` : ''}`],
+    ['stored rate (saturation)', `${storedRate.toFixed(0)} values/s (offered / stored ${(achieved / storedRate).toFixed(2)}×)`],
+    ['peak broker-queue lag', `${peaks.join(' s, ')} s${drained.every(Boolean) ? '' : ` (not drained within ${DRAIN_CAP_MS / 1000} s)`}`],
+    ['publish → pin:update', latencyLine(latency)],
+    ['updates received', `${received} of ${stored} stored`],
+    ['CPU, % of one core', cpuShare],
+  ]);
+  return { storedRate, latency };
+}
+
+async function main(cleanup: Cleanup): Promise<void> {
+  const devices = envInt('BENCH_DEVICES', 400);
+  const rate = envInt('BENCH_CLUSTER_RATE', 4000);
+  const seconds = envInt('BENCH_SECONDS', 8);
+  process.stdout.write(
+    `cluster bench: ${devices} devices, ${rate} values/s offered (${(rate / devices).toFixed(1)} per device), ${seconds} s per configuration, QoS 1\n${machineLine()}\n`,
+  );
+  const backends = await startBackends(cleanup);
+  const pool = createPgPool(backends.databaseUrl, 'bench-inspector');
+  cleanup.add('postgres inspector', () => pool.end());
+  const credentialKey = randomBytes(32).toString('hex');
+  const worker = await startWorker(backends, cleanup);
+  const gatewayA = await startGateway(backends, cleanup, 'bench-gw-a', credentialKey);
+
+  const account = await createAccount(gatewayA.baseUrl);
+  const deviceIds = await createDevices(account, devices);
+  const fleet = await connectFleet({ url: backends.mqttUrl, username: backends.mqttUsername, password: backends.mqttPassword, count: devices });
+  cleanup.add('mqtt fleet', () => closeFleet(fleet));
+  const waited = await waitForQuiet([gatewayA.pid, worker.pid, backends.pids.temporal], 15, 60_000);
+  process.stdout.write(`created ${devices} devices and connected their MQTT clients; waited ${waited.toFixed(0)} s (at most 60) for the twins to start\n`);
+
+  const run: Run = { backends, pool, worker, fleet, deviceIds, account, rate, seconds, cleanup };
+  const one = await phase(run, [gatewayA], PINS.one);
+  const gatewayB = await startGateway(backends, cleanup, 'bench-gw-b', credentialKey);
+  await waitForQuiet([gatewayA.pid, gatewayB.pid, worker.pid], 15, 30_000);
+  const two = await phase(run, [gatewayA, gatewayB], PINS.two);
+
+  printRows('\n2 gateways / 1 gateway', [
+    ['stored rate at saturation', `${ratio(two.storedRate, one.storedRate)} (${two.storedRate.toFixed(0)} / ${one.storedRate.toFixed(0)} values/s)`],
+    ['p50 publish → pin:update', ratio(two.latency.p50, one.latency.p50)],
+    ['p99 publish → pin:update', ratio(two.latency.p99, one.latency.p99)],
+  ]);
+  process.stdout.write(
+    'bound: every process here (gateways, worker, Redis, Mosquitto, Temporal, PostgreSQL and this publisher) shares 2 cores;\n' +
+      '  a second gateway adds ingest connections, not cores, so the ratio is capped by the CPU the first one left idle\n' +
+      '  (read the CPU rows: their sum near 200% means the machine, not a node, is the limit).\n',
+  );
+  process.stdout.write(`${machineLine()}\n`);
+}
+
+if (require.main === module) void runBench('cluster', main);
