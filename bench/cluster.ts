@@ -4,9 +4,11 @@
  * PostgreSQL. The same MQTT load (QoS 1 values from simulated devices, offered above what the
  * nodes can store) drives each configuration; prints the stored rate at saturation,
  * publish→`pin:update` at a Socket.IO client subscribed to the project, CPU per process, and the
- * 2-node / 1-node throughput ratio. Prints figures only.
+ * 2-node / 1-node throughput ratio, against a control: one gateway with both nodes' ingest
+ * connections (separates a second core from a wider in-flight window). Prints figures only.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { MqttClient } from 'mqtt';
 import { createPgPool, type Pool } from '../store/pg/pool';
 import { createAccount, createDevices } from './support/api';
@@ -27,7 +29,9 @@ import { latencyLine, printRows, ratePerSecond, ratio, summarize, type Summary }
 
 const TOPIC_ROOT = 'dds';
 /** Pins of the two configurations, one each so each counts only its own values. */
-const PINS = { one: 'V1', two: 'V2' } as const;
+const PINS = { warmUp: 'V0', one: 'V1', two: 'V2', oneWide: 'V3' } as const;
+/** The gateway's default MQTT_INGEST_CONNECTIONS (common/config.ts). */
+const INGEST_CONNECTIONS = 8;
 /** Longest the bench waits for the gateways to catch up after the last publish. */
 const DRAIN_CAP_MS = 120_000;
 
@@ -46,14 +50,17 @@ interface Run {
 interface PhaseResult {
   storedRate: number;
   latency: Summary;
+  /** Percent of one core: the gateways' highest, and every process's together. */
+  busiestGateway: number;
+  totalCpu: number;
 }
 
 /** A gateway-only node with its own NODE_ID (its own broker sessions in the shared ingest group). */
-function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, credentialKey: string): Promise<ServiceProcess> {
+function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, credentialKey: string, connections = INGEST_CONNECTIONS): Promise<ServiceProcess> {
   return startService(
     backends,
     cleanup,
-    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: nodeId, CREDENTIAL_KEY: credentialKey },
+    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: nodeId, CREDENTIAL_KEY: credentialKey, MQTT_INGEST_CONNECTIONS: String(connections) },
     { entry: GATEWAY_ENTRY, name: nodeId },
   );
 }
@@ -64,8 +71,7 @@ function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, cred
  * the saturation rate when the gateways were behind throughout) and publish→`pin:update` at one
  * Socket.IO client on the first gateway.
  */
-async function phase(run: Run, gateways: readonly ServiceProcess[], pin: string): Promise<PhaseResult> {
-  const label = `${gateways.length} gateway${gateways.length > 1 ? 's' : ''} + 1 worker`;
+async function phase(run: Run, label: string, gateways: readonly ServiceProcess[], pin: string, rate = run.rate): Promise<PhaseResult> {
   const first = gateways[0] as ServiceProcess;
   const updates = await watchProjectUpdates(first.baseUrl, run.account.token, run.account.projectId);
   run.cleanup.add(`socket.io client (${label})`, async () => updates.close());
@@ -73,11 +79,12 @@ async function phase(run: Run, gateways: readonly ServiceProcess[], pin: string)
   const pids: Record<string, number> = Object.fromEntries(gateways.map((g, i) => [`gateway ${i + 1}`, g.pid]));
   const cpu = cpuMeter({ ...pids, worker: run.worker.pid, ...run.backends.pids, bench: process.pid });
   const topics = run.deviceIds.map((id) => `${TOPIC_ROOT}/${id}/pin/${pin}`);
-  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
+  const outcome = await publishPaced(run.fleet, topics, rate, run.seconds);
   const drained = await Promise.all(lags.map((lag) => lag.below(0.5, DRAIN_CAP_MS)));
   const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, pin), outcome.acked, 3000, 30_000);
   const received = await settle(() => updates.samples.length, stored, 3000, 30_000);
   const cpuShare = cpu.since();
+  const shares = cpu.shares();
   const lagSamples = await Promise.all(lags.map((lag) => lag.stop()));
   updates.close();
 
@@ -85,7 +92,7 @@ async function phase(run: Run, gateways: readonly ServiceProcess[], pin: string)
   const latency = summarize(updates.samples.map((s) => s.latency));
   const achieved = outcome.attempted / outcome.seconds;
   const peaks = lagSamples.map((samples) => samples.reduce((max, s) => Math.max(max, s.lag), 0).toFixed(1));
-  printRows(`\n${label}: ${run.rate} values/s offered for ${run.seconds} s on pin ${pin}`, [
+  printRows(`\n${label}: ${rate} values/s offered for ${run.seconds} s on pin ${pin}`, [
     ['published', `${outcome.attempted} in ${outcome.seconds.toFixed(1)} s (${achieved.toFixed(0)}/s achieved)`],
     ['acknowledged to the devices', `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`],
     ['stored, after the drain', `${stored}${stored < outcome.acked ? ` (${outcome.acked - stored} acknowledged and not stored)` : ''}`],
@@ -95,7 +102,26 @@ async function phase(run: Run, gateways: readonly ServiceProcess[], pin: string)
     ['updates received', `${received} of ${stored} stored`],
     ['CPU, % of one core', cpuShare],
   ]);
-  return { storedRate, latency };
+  const gatewayShares = Object.keys(pids).map((name) => shares[name] ?? NaN);
+  const totalCpu = Object.values(shares).reduce((sum, share) => sum + share, 0);
+  return { storedRate, latency, busiestGateway: Math.max(...gatewayShares), totalCpu };
+}
+
+/**
+ * What bounds the stored rate, read from the CPU figures: the machine's two cores when all the
+ * processes together used nearly both, a gateway's core when one used nearly all of it, else the
+ * in-flight window (each ingest connection holds one value until it is stored).
+ */
+function boundLine(results: readonly PhaseResult[]): string {
+  const cpu = results.map((r) => `${Math.round(r.totalCpu)}% in all, busiest gateway ${Math.round(r.busiestGateway)}%`).join('; ');
+  const cores = availableParallelism() * 100;
+  const bound = results.some((r) => r.totalCpu >= 0.9 * cores)
+    ? `the machine's ${cores / 100} cores: every process here (gateways, worker, Redis, Mosquitto, Temporal, PostgreSQL and this publisher) shares them`
+    : results.some((r) => r.busiestGateway >= 90)
+      ? "a gateway's one core (Node's event loop): a second process adds a core only while the machine has one idle"
+      : 'not CPU: the in-flight window. Each ingest connection holds one value until it is stored, so a gateway stores at most ' +
+        'connections ÷ per-value round trip; a second gateway (or more connections on one) widens the window';
+  return `bound (1 gateway; 2 gateways; control — CPU, % of one core: ${cpu}):\n  ${bound}`;
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
@@ -120,21 +146,26 @@ async function main(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`created ${devices} devices and connected their MQTT clients; waited ${waited.toFixed(0)} s (at most 60) for the twins to start\n`);
 
   const run: Run = { backends, pool, worker, fleet, deviceIds, account, rate, seconds, cleanup };
-  const one = await phase(run, [gatewayA], PINS.one);
+  // Devices' first values wake their twins (Temporal work); pay that before measuring anything.
+  await phase(run, 'warm-up (twins wake), 1 gateway', [gatewayA], PINS.warmUp, Math.round(rate / 4));
+  const one = await phase(run, `1 gateway (${INGEST_CONNECTIONS} ingest connections) + 1 worker`, [gatewayA], PINS.one);
   const gatewayB = await startGateway(backends, cleanup, 'bench-gw-b', credentialKey);
   await waitForQuiet([gatewayA.pid, gatewayB.pid, worker.pid], 15, 30_000);
-  const two = await phase(run, [gatewayA, gatewayB], PINS.two);
+  const two = await phase(run, `2 gateways (${INGEST_CONNECTIONS} ingest connections each) + 1 worker`, [gatewayA, gatewayB], PINS.two);
+  // Control: one gateway process with the two nodes' ingest connections, to tell cores from in-flight window.
+  await gatewayB.stop();
+  await gatewayA.stop();
+  const wide = await startGateway(backends, cleanup, 'bench-gw-wide', credentialKey, 2 * INGEST_CONNECTIONS);
+  await waitForQuiet([wide.pid, worker.pid], 15, 30_000);
+  const oneWide = await phase(run, `control: 1 gateway with ${2 * INGEST_CONNECTIONS} ingest connections + 1 worker`, [wide], PINS.oneWide);
 
   printRows('\n2 gateways / 1 gateway', [
     ['stored rate at saturation', `${ratio(two.storedRate, one.storedRate)} (${two.storedRate.toFixed(0)} / ${one.storedRate.toFixed(0)} values/s)`],
     ['p50 publish → pin:update', ratio(two.latency.p50, one.latency.p50)],
     ['p99 publish → pin:update', ratio(two.latency.p99, one.latency.p99)],
+    [`control: 1 gateway × ${2 * INGEST_CONNECTIONS} connections / 1 × ${INGEST_CONNECTIONS}`, `${ratio(oneWide.storedRate, one.storedRate)} (${oneWide.storedRate.toFixed(0)} values/s)`],
   ]);
-  process.stdout.write(
-    'bound: every process here (gateways, worker, Redis, Mosquitto, Temporal, PostgreSQL and this publisher) shares 2 cores;\n' +
-      '  a second gateway adds ingest connections, not cores, so the ratio is capped by the CPU the first one left idle\n' +
-      '  (read the CPU rows: their sum near 200% means the machine, not a node, is the limit).\n',
-  );
+  process.stdout.write(`${boundLine([one, two, oneWide])}\n`);
   process.stdout.write(`${machineLine()}\n`);
 }
 

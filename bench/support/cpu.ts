@@ -20,11 +20,16 @@ export function cpuSeconds(pid: number): number {
 export function cpuMeter(pids: Record<string, number>) {
   const startedAt = process.hrtime.bigint();
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  /** Each process's share of one core since the meter started, in percent. */
+  const shares = (): Record<string, number> => {
+    const wall = Number(process.hrtime.bigint() - startedAt) / 1e9;
+    return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ((cpuSeconds(pid) - (before[name] ?? NaN)) / wall) * 100]));
+  };
   return {
+    shares,
     since(): string {
-      const wall = Number(process.hrtime.bigint() - startedAt) / 1e9;
-      return Object.entries(pids)
-        .map(([name, pid]) => `${name} ${Math.round(((cpuSeconds(pid) - (before[name] ?? NaN)) / wall) * 100)}%`)
+      return Object.entries(shares())
+        .map(([name, share]) => `${name} ${Math.round(share)}%`)
         .join(', ');
     },
   };
