@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AlarmEdgeIntent } from '../gateway/ingest/alarm-edges';
+import type { AlarmEdgeInput } from '../workflows/twin-state';
 import { ALARM_SEVERITIES, type NotificationRecord } from './contracts';
 
 /** The consumer group every gateway node's relay reads the outbox in. */
@@ -22,6 +22,13 @@ const notificationRecord = z.object({
   read: z.boolean(),
   createdAt: z.string(),
 }) satisfies z.ZodType<NotificationRecord>;
+
+/** What the outbox carries to a device's twin for one alarm edge (`alarm-edge`). */
+export interface AlarmEdgeIntent {
+  deviceId: string;
+  projectId: string;
+  edge: AlarmEdgeInput;
+}
 
 const channel = z.enum(['inApp', 'push', 'email']);
 /** A threshold rule's alarm flipped (gateway/ingest/alarm-edges.ts): its twin is told. */
@@ -59,7 +66,7 @@ const intentSchema = z.discriminatedUnion('type', [
 
 export type OutboxIntent = z.infer<typeof intentSchema>;
 
-/** An intent a store step wrote, with its stream entry id, so the caller may carry it out at once (gateway/outbox/outbox.ts). */
+/** An intent a store step wrote, with its stream entry id, so the caller may carry it out at once (gateway/outbox/carry-out-now.ts). */
 export interface WrittenIntent {
   entryId: string;
   intent: OutboxIntent;

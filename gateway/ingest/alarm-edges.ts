@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
+import type { AlarmEdgeIntent } from '../../common/outbox-intents';
 import type { RuleEdge } from '../../store/store-point';
 import type { AlarmEdgeInput } from '../../workflows/twin-state';
 import { edgeState } from './threshold';
 import type { ThresholdRule } from './threshold-rules';
-
-/** What the outbox carries to a device's twin for one alarm edge (gateway/outbox/intents.ts `alarm-edge`). */
-export interface AlarmEdgeIntent {
-  deviceId: string;
-  projectId: string;
-  edge: AlarmEdgeInput;
-}
 
 /** A rule's severity when it does not set one. */
 export const DEFAULT_SEVERITY = 'warning';
