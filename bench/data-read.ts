@@ -13,10 +13,13 @@ import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { DAY_MS, series, writeDirect, type SeriesPoint } from './support/day-series';
+import { cpuSeconds, treeCpuSeconds } from './support/cpu';
 import { envInt } from './support/env';
 import { summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
+import { machineCpuMeter } from './support/machine-cpu';
 import { redisBusyMicros } from './support/redis-busy';
+import { SERVICE_ENTRY } from './support/paths';
 import { startService } from './support/service-process';
 import { ms, printRows, printTable } from './support/stats';
 import { timedGet } from './support/timed-get';
@@ -54,11 +57,27 @@ async function storedPoints(pool: Pool, deviceId: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+interface BulkFigures {
+  answeredRate: number;
+  persistedRate: number;
+  /** CPU µs per reading of each process (PostgreSQL: all its backends) from the first POST until all are in PostgreSQL. */
+  cpuPerReading: [string, number][];
+}
+
 /**
  * POSTs the points to /bulk, 1000 readings a call, `lanes` calls at a time; returns readings per
- * second answered, and per second until all are in PostgreSQL.
+ * second answered, and per second until all are in PostgreSQL, and where the CPU went meanwhile.
  */
-async function writeBulk(account: BenchAccount, pool: Pool, deviceId: string, points: readonly SeriesPoint[], lanes: number): Promise<[number, number]> {
+async function writeBulk(
+  account: BenchAccount,
+  pool: Pool,
+  deviceId: string,
+  points: readonly SeriesPoint[],
+  lanes: number,
+  processes: Record<string, () => number>,
+): Promise<BulkFigures> {
+  const cpuBefore = Object.entries(processes).map(([name, cpu]): [string, number] => [name, cpu()]);
+  const machine = machineCpuMeter();
   const started = performance.now();
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -73,7 +92,10 @@ async function writeBulk(account: BenchAccount, pool: Pool, deviceId: string, po
   const answered = performance.now() - started;
   while ((await storedPoints(pool, deviceId)) < points.length) await new Promise((r) => setTimeout(r, 20));
   const persisted = performance.now() - started;
-  return [(points.length * 1000) / answered, (points.length * 1000) / persisted];
+  const perReading = (seconds: number): number => (seconds * 1e6) / points.length;
+  const cpuPerReading = cpuBefore.map(([name, before]): [string, number] => [name, perReading((processes[name]?.() ?? NaN) - before)]);
+  cpuPerReading.push(['whole machine', perReading(((machine.since() / 100) * persisted) / 1000)]);
+  return { answeredRate: (points.length * 1000) / answered, persistedRate: (points.length * 1000) / persisted, cpuPerReading };
 }
 
 async function readAll(
@@ -109,7 +131,10 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('redis observer', async () => void redis.disconnect());
   const pool = createPgPool(backends.databaseUrl, 'bench-writer', { statementTimeoutMs: 300_000 });
   cleanup.add('postgres writer', () => pool.end());
-  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' });
+  // BENCH_CPU_PROF=dir: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const cpuProf = process.env.BENCH_CPU_PROF;
+  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' }, { entry: SERVICE_ENTRY, name: 'service', nodeArgs });
   const account = await createAccount(service.baseUrl);
   const [dayDevice = '', monthDevice = ''] = await createDevices(account, 2);
 
@@ -117,14 +142,24 @@ async function main(cleanup: Cleanup): Promise<void> {
   const day = series(endMs, 86_400, 1000);
   const month = series(endMs, 259_200, 10_000);
   const viaHttp = day.slice(0, Math.min(bulkCount, day.length));
-  const [answeredRate, persistedRate] = await writeBulk(account, pool, dayDevice, viaHttp, lanes);
+  const processes = {
+    service: () => cpuSeconds(service.pid),
+    Redis: () => cpuSeconds(backends.pids.redis),
+    PostgreSQL: () => treeCpuSeconds(backends.pids.postgres),
+    'bench client': () => cpuSeconds(process.pid),
+  };
+  const bulk = await writeBulk(account, pool, dayDevice, viaHttp, lanes, processes);
   const directStart = performance.now();
   await writeDirect(pool, dayDevice, PIN, day.slice(viaHttp.length));
   await writeDirect(pool, monthDevice, PIN, month);
   const directMs = performance.now() - directStart;
+  const directCount = day.length - viaHttp.length + month.length;
+  const directRate = (directCount * 1000) / directMs;
   printRows('\nwriting the data', [
-    ['POST /bulk (HTTP)', `${viaHttp.length} readings, ${lanes} requests at a time: answered at ${answeredRate.toFixed(0)} readings/s, all in PostgreSQL at ${persistedRate.toFixed(0)} readings/s`],
-    ['straight to PostgreSQL', `${day.length - viaHttp.length + month.length} points in ${ms(directMs)} (the persister's batch write, 10,000 a transaction)`],
+    ['POST /bulk (HTTP)', `${viaHttp.length} readings, ${lanes} requests at a time: answered at ${bulk.answeredRate.toFixed(0)} readings/s, all in PostgreSQL at ${bulk.persistedRate.toFixed(0)} readings/s`],
+    ['  CPU per reading', bulk.cpuPerReading.map(([name, micros]) => `${name} ${micros.toFixed(1)} µs`).join(', ')],
+    ['straight to PostgreSQL', `${directCount} points in ${ms(directMs)}: ${directRate.toFixed(0)} points/s (the persister's batch write, 10,000 a transaction; the bare baseline)`],
+    ['  bulk / baseline', `${(bulk.persistedRate / directRate).toFixed(2)} (all in PostgreSQL through HTTP, Redis and the persister, against the batch write alone)`],
     ['stored', `${await storedPoints(pool, dayDevice)} + ${await storedPoints(pool, monthDevice)} points (expected ${day.length} + ${month.length})`],
   ]);
   await pool.query('VACUUM ANALYZE points');

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** Linux USER_HZ: /proc reports CPU time in these ticks (100 on every mainstream kernel). */
@@ -14,6 +14,23 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds of a live process and all its live descendants (e.g. PostgreSQL's postmaster and its backends). */
+export function treeCpuSeconds(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i += 1) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree.reduce((sum, p) => sum + (Number.isNaN(cpuSeconds(p)) ? 0 : cpuSeconds(p)), 0);
 }
 
 /** Samples the CPU time of named processes now; `since()` gives each one's share of a core since then. */

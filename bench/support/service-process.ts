@@ -43,6 +43,8 @@ interface NodeProcess {
 export interface NodeEntry {
   entry: string;
   name: string;
+  /** Flags for node itself (e.g. --cpu-prof), before the entry. */
+  nodeArgs?: string[];
 }
 
 /** `node dist/scripts/start.js`: the gateway and the twin worker in one process. */
@@ -52,7 +54,7 @@ const ALL_IN_ONE: NodeEntry = { entry: SERVICE_ENTRY, name: 'service' };
 function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: Record<string, string>): NodeProcess {
   const logFile = join(backends.dir, `${node.name}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [node.entry], {
+  const child = spawn(process.execPath, [...(node.nodeArgs ?? []), node.entry], {
     cwd: backends.dir,
     detached: true,
     stdio: ['ignore', fd, fd],
