@@ -96,7 +96,10 @@ export async function aggregatePoints(
   let lo = Math.ceil(fromMs / MINUTE_MS) * MINUTE_MS;
   let hi = Math.floor((toMs + 1) / MINUTE_MS) * MINUTE_MS;
   if (lo >= hi) lo = hi = fromMs;
-  const value = { avg: 'sum(sum) / sum(count)', min: 'min(min)', max: 'max(max)', sum: 'sum(sum)' }[fn];
+  // avg divides by a float8 sum of counts: sum() of the bigint count is a numeric aggregate, which
+  // made avg the slowest of the four (EXPLAIN ANALYZE; docs/benchmarks.md, issue 13). Counts are
+  // integers far below 2^53, so the float8 sum is exact.
+  const value = { avg: 'sum(sum) / sum(count::float8)', min: 'min(min)', max: 'max(max)', sum: 'sum(sum)' }[fn];
   const { rows } = await pool.query<NumericPoint>(
     `SELECT to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS timestamp, value FROM (
        SELECT date_bin($8::bigint * interval '1 millisecond', t, timestamptz 'epoch') AS bucket, (${value})::float8 AS value
