@@ -109,6 +109,11 @@ export function createMetrics() {
         ingestValues.inc({ door, outcome });
         ingestDuration.observe({ door }, seconds);
       },
+      /** One call that ingested many values (a bulk import): each counted by outcome, the call timed once. */
+      observeMany(door: IngestDoor, outcomes: ReadonlyMap<string, number>, seconds: number): void {
+        for (const [outcome, count] of outcomes) ingestValues.inc({ door, outcome }, count);
+        ingestDuration.observe({ door }, seconds);
+      },
     },
     mqtt: {
       handled: () => mqttMessages.inc(),

@@ -1,20 +1,22 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { historyExtraKey } from './history-stream';
 import { luaScript } from './lua/load';
 
 /**
- * A bulk import of past readings in one Redis step (import-points-3.lua): every reading goes to
- * the history stream, and each pin's latest value moves to its newest reading unless a newer
- * value is there. Throws StoreError DEVICE_GONE, or HISTORY_BACKLOG when the readings do not fit
- * in the history stream, having written nothing.
+ * A bulk import of past readings in one Redis step (import-points-4.lua): the readings go to the
+ * history stream as one bulk entry (store/history-stream.ts), and each pin's latest value moves to
+ * its newest reading unless a newer value is there. Throws StoreError DEVICE_GONE, or
+ * HISTORY_BACKLOG when the readings do not fit in the history stream, having written nothing.
  */
-const run = luaScript('import-points-3');
+const run = luaScript('import-points-4');
 
 export interface ImportReading {
   /** Canonical pin name (V1, D3, ...). */
   pin: string;
   value: string;
-  at: Date;
+  /** Epoch ms of the reading. */
+  ms: number;
 }
 
 export interface ImportResult {
@@ -23,14 +25,26 @@ export interface ImportResult {
   moved: { pin: string; value: string; updatedAt: string; seq: number }[];
 }
 
+/** Each pin's newest reading (the later one of equal times), as pin, value, ISO time. */
+function newestPerPin(readings: readonly ImportReading[]): string[] {
+  const newest = new Map<string, ImportReading>();
+  for (const r of readings) {
+    const best = newest.get(r.pin);
+    if (!best || r.ms >= best.ms) newest.set(r.pin, r);
+  }
+  return [...newest.values()].flatMap((r) => [r.pin, r.value, new Date(r.ms).toISOString()]);
+}
+
 export async function importPoints(
   redis: Redis,
   input: { deviceId: string; readings: readonly ImportReading[]; historyStream: string; historyStreamMax: number },
 ): Promise<ImportResult> {
+  const entry: (string | number)[] = [input.deviceId];
+  for (const r of input.readings) entry.push(r.ms, r.pin, r.value);
   const reply = (await run(
     redis,
-    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream],
-    [input.historyStreamMax, input.deviceId, ...input.readings.flatMap((r) => [r.pin, r.value, r.at.getTime(), r.at.toISOString()])],
+    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream, historyExtraKey(input.historyStream)],
+    [input.historyStreamMax, input.readings.length, JSON.stringify(entry), ...newestPerPin(input.readings)],
   )) as (string | number)[];
   const [projectId, ...flat] = reply;
   const moved: ImportResult['moved'] = [];

@@ -1,5 +1,6 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { historyExtraKey } from './history-stream';
 import { luaScript } from './lua/load';
 
 /**
@@ -11,11 +12,11 @@ import { luaScript } from './lua/load';
  * of each raise and clear edge (notification, alarm edge) to the outbox in the same step; and, for
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
- * value per pin), in the same step, for its twin to deliver when it comes online (store-point-9.lua).
+ * value per pin), in the same step, for its twin to deliver when it comes online (store-point-10.lua).
  * Throws StoreError DEVICE_GONE, PIN_LOCKED, or HISTORY_BACKLOG when the history stream is full
  * (PostgreSQL down or behind: an HTTP write answers 503 naming postgres), having written nothing.
  */
-const run = luaScript('store-point-9');
+const run = luaScript('store-point-10');
 
 export interface StorePointInput {
   deviceId: string;
@@ -82,6 +83,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       keys.deviceWake(input.deviceId),
       keys.devicePending(input.deviceId),
       input.outbox,
+      historyExtraKey(input.historyStream),
     ],
     [
       input.pin,

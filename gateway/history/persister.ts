@@ -1,6 +1,7 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
+import { extraPoints, HISTORY_GROUP, historyExtraKey, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
+import { luaScript } from '../../store/lua/load';
 import { persistPoints, type StreamPoint } from '../../store/pg/persist-points';
 import type { Pool } from '../../store/pg/pool';
 
@@ -14,7 +15,7 @@ export interface HistoryPersisterOptions {
   /** Points older than this many days are past retention: acknowledged, not stored. */
   retentionDays: number;
   logger: Logger;
-  /** Entries per batch (one INSERT). */
+  /** Points per batch (one INSERT); a read takes as many entries as should carry about that many. */
   batchSize?: number;
   /** How long one XREADGROUP waits for new entries. */
   blockMs?: number;
@@ -30,14 +31,21 @@ export interface HistoryPersister {
 
 type ReadReply = [string, StreamEntry[]][] | null;
 
+const acknowledge = luaScript('history-ack-2');
+/** Batches written at once (each its own transaction on its own pooled connection). */
+const MAX_IN_FLIGHT = 2;
+
 /**
  * The history persister, one per gateway node, all in one consumer group on the history stream.
  * Each round takes a batch (first its own pending entries, i.e. a batch that failed; then entries
- * a dead node left idle past claimIdleMs; then new ones), writes it with persistPoints (one
- * transaction, exactly once), and only then acknowledges and deletes the entries (XACK + XDEL in
- * one MULTI). A crash anywhere before that leaves the batch pending, to be written again: points
+ * a dead node left idle past claimIdleMs; then new ones), writes it with persistPoints (a
+ * transaction per batchSize points, exactly once), and only then acknowledges and deletes the
+ * entries (history-ack-2.lua, which also takes a bulk entry's extra points off the backlog
+ * counter). A crash anywhere before that leaves the batch pending, to be written again: points
  * already stored are skipped by their identity, so nothing is lost or counted twice. While
  * PostgreSQL is down the batch is retried with backoff and the stream grows up to its bound.
+ * An entry may carry one point or a bulk import's thousand (store/history-stream.ts): each read
+ * asks for as many entries as the last one needed per batchSize points.
  */
 export async function startHistoryPersister(options: HistoryPersisterOptions): Promise<HistoryPersister> {
   const { redis, pool, stream, consumer, logger } = options;
@@ -54,12 +62,14 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   let ownPending = true;
   let lastClaim = 0;
   let lag = { backlog: 0, lagSeconds: 0 };
+  /** Entries per read: batchSize when entries carry one point, fewer when they carry many. */
+  let entriesPerRead = batchSize;
 
   const readGroup = async (id: '0' | '>', block: boolean): Promise<StreamEntry[]> => {
     const reply = (
       block
-        ? await redis.xreadgroup('GROUP', HISTORY_GROUP, consumer, 'COUNT', batchSize, 'BLOCK', blockMs, 'STREAMS', stream, id)
-        : await redis.xreadgroup('GROUP', HISTORY_GROUP, consumer, 'COUNT', batchSize, 'STREAMS', stream, id)
+        ? await redis.xreadgroup('GROUP', HISTORY_GROUP, consumer, 'COUNT', entriesPerRead, 'BLOCK', blockMs, 'STREAMS', stream, id)
+        : await redis.xreadgroup('GROUP', HISTORY_GROUP, consumer, 'COUNT', entriesPerRead, 'STREAMS', stream, id)
     ) as ReadReply;
     return reply?.[0]?.[1] ?? [];
   };
@@ -68,34 +78,69 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   const claimAbandoned = async (): Promise<StreamEntry[]> => {
     if (Date.now() - lastClaim < claimIdleMs / 2) return [];
     lastClaim = Date.now();
-    const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', batchSize)) as [string, StreamEntry[]];
+    const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', entriesPerRead)) as [string, StreamEntry[]];
     return entries;
   };
 
-  async function persist(entries: StreamEntry[]): Promise<void> {
+  /** The points of a batch to write, and what history-ack-2.lua needs to acknowledge it afterwards. */
+  function prepare(entries: StreamEntry[]): { points: StreamPoint[]; acks: (string | number)[] } {
     const oldestKept = Date.now() - options.retentionDays * 86_400_000;
     const points: StreamPoint[] = [];
+    // Pairs of entry id and the points it carries beyond one.
+    const acks: (string | number)[] = [HISTORY_GROUP];
+    let carriedTotal = 0;
     for (const entry of entries) {
-      const point = parseEntry(entry);
+      const carried = parseEntry(entry);
+      carriedTotal += carried?.length ?? 1;
       // An entry without fields was deleted after it was read: there is nothing left to write.
-      if (point === null) {
+      if (carried === null) {
         if (entry[1]) logger.error({ stream, id: entry[0] }, 'history entry not understood; dropped');
-      } else if (point.ms >= oldestKept) points.push(point);
+      } else {
+        for (const point of carried) if (point.ms >= oldestKept) points.push(point);
+      }
+      acks.push(entry[0], extraPoints(entry));
     }
-    await persistPoints(pool, points);
-    const ids = entries.map(([id]) => id);
-    await redis.multi().xack(stream, HISTORY_GROUP, ...ids).xdel(stream, ...ids).exec();
+    entriesPerRead = Math.max(1, Math.min(batchSize, Math.floor((batchSize * entries.length) / carriedTotal)));
+    return { points, acks };
   }
+
+  async function persist({ points, acks }: { points: StreamPoint[]; acks: (string | number)[] }): Promise<void> {
+    for (let start = 0; start < points.length; start += batchSize) await persistPoints(pool, points.slice(start, start + batchSize));
+    await acknowledge(redis, [stream, historyExtraKey(stream)], acks);
+  }
+
+  // Up to MAX_IN_FLIGHT batches at once: the next batch is read and parsed while PostgreSQL
+  // writes the one before. A failed batch stops the loop until all in flight have settled.
+  const inFlight = new Set<Promise<void>>();
+  let failure: { err: unknown } | null = null;
+  const launch = (entries: StreamEntry[]): void => {
+    const writing: Promise<void> = persist(prepare(entries))
+      .catch((err: unknown) => {
+        failure ??= { err };
+      })
+      .finally(() => inFlight.delete(writing));
+    inFlight.add(writing);
+  };
 
   async function round(): Promise<void> {
     let entries: StreamEntry[] = [];
     if (ownPending) {
+      // Pending entries include those in flight: reread them only once those are settled.
+      await Promise.all(inFlight);
       entries = await readGroup('0', false);
       if (entries.length === 0) ownPending = false;
     }
     if (entries.length === 0) entries = await claimAbandoned();
-    if (entries.length === 0) entries = await readGroup('>', true);
-    if (entries.length > 0) await persist(entries);
+    // A blocking read holds the connection: only when no batch in flight waits to be acknowledged on it.
+    if (entries.length === 0) entries = await readGroup('>', inFlight.size === 0);
+    if (entries.length > 0) launch(entries);
+    if (inFlight.size >= MAX_IN_FLIGHT || (entries.length === 0 && inFlight.size > 0)) await Promise.race(inFlight);
+    if (failure) {
+      await Promise.all(inFlight);
+      const { err } = failure;
+      failure = null;
+      throw err;
+    }
   }
 
   const measuring = setInterval(() => {
@@ -111,6 +156,8 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
         await round();
         backoffMs = 100;
       } catch (err) {
+        await Promise.all(inFlight);
+        failure = null;
         ownPending = true;
         logger.warn({ err: err instanceof Error ? err.message : String(err), stream, retryInMs: backoffMs }, 'history batch not persisted; will retry');
         if (err instanceof Error && err.message.includes('NOGROUP')) await ensureGroup().catch(() => undefined);
@@ -118,6 +165,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
         backoffMs = Math.min(backoffMs * 2, 5_000);
       }
     }
+    await Promise.all(inFlight);
   })();
 
   return {

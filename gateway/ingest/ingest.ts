@@ -241,7 +241,7 @@ export function createIngest(deps: IngestDeps) {
     const checked = readings.map((r): ImportReading | 'INVALID_PIN' | 'VALUE_TOO_LARGE' => {
       const pin = parsePin(r.pin);
       if (!pin) return 'INVALID_PIN';
-      return valueFits(pin, r.value) ? { pin: pin.name, value: r.value, at: r.at } : 'VALUE_TOO_LARGE';
+      return valueFits(pin, r.value) ? { pin: pin.name, value: r.value, ms: r.at.getTime() } : 'VALUE_TOO_LARGE';
     });
     const valid = checked.flatMap((c) => (typeof c === 'string' ? [] : [c]));
     let stored: ImportResult;
@@ -257,7 +257,7 @@ export function createIngest(deps: IngestDeps) {
     const results = checked.map((c): IngestResult =>
       typeof c === 'string'
         ? { ok: false, code: c }
-        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: c.at.toISOString(), delivered: false, commandId: null },
+        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: new Date(c.ms).toISOString(), delivered: false, commandId: null },
     );
     return { ok: true, results };
   }

@@ -5,7 +5,7 @@
 --       4 create: how long the record is kept (s); else the device id the command must belong to,
 --       5 create: how many records a device keeps
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
--- the device acknowledges it by publishing the same value there (store-point-9.lua) or its id on
+-- the device acknowledges it by publishing the same value there (store-point-10.lua) or its id on
 -- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
 -- sequence number when changed (docs/realtime.md) | 0}, or nil when the
 -- device or the command does not exist (or the command is another device's).

@@ -76,3 +76,32 @@ it('takes writes into the stream while PostgreSQL is down, up to the bound; read
   expect((await write(STREAM_MAX + 2)).status).toBe(201);
   await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(0));
 }, 90_000);
+
+it('counts a bulk import in readings against the bound, for single writes too; all land after PostgreSQL returns', async () => {
+  const start = Date.now() - 60_000;
+  const bulk = (from: number, count: number): Promise<HttpResult> =>
+    api('POST', `/data/${deviceId}/bulk`, {
+      readings: Array.from({ length: count }, (_, i) => ({ pin: 3, value: String(from + i), timestamp: new Date(start + (from + i) * 10).toISOString() })),
+    });
+  await postgres.stop();
+  const bulkSize = STREAM_MAX - 10;
+  expect((await bulk(0, bulkSize)).status).toBe(200);
+  // One stream entry holds those readings, yet they fill the stream as many points: 11 more do not fit.
+  expectPostgres503(await bulk(bulkSize, 11));
+  const single = (value: number): Promise<HttpResult> =>
+    api('POST', `/data/${deviceId}/3`, { value: String(value), timestamp: new Date(start + value * 10).toISOString() });
+  for (let value = bulkSize; value < STREAM_MAX; value += 1) expect((await single(value)).status).toBe(201);
+  expectPostgres503(await single(STREAM_MAX));
+  await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(STREAM_MAX));
+
+  await postgres.restart();
+  const points = await eventually(async () => {
+    const res = await api('GET', `/data/${deviceId}/3?limit=1000`);
+    expect(res.status).toBe(200);
+    return res.body.data.points as { value: number }[];
+  }, 30_000, 250);
+  expect(points.map((p) => p.value)).toEqual(Array.from({ length: STREAM_MAX }, (_, i) => i));
+  await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(0));
+  // The bound is free again, for a bulk as large as it.
+  expect((await bulk(STREAM_MAX, STREAM_MAX)).status).toBe(200);
+}, 90_000);

@@ -159,6 +159,21 @@ describe('history through every door', () => {
     expect(sum.body.data.points).toEqual([{ timestamp: new Date(Date.parse(at) - (Date.parse(at) % MINUTE)).toISOString(), value: 200 }]);
   });
 
+  it('keeps every imported reading as a point: bulk imports of one value at one time beside single writes of it', async () => {
+    const device = await createDevice(stack.request, owner, projectId);
+    const at = new Date().toISOString();
+    const readings = Array.from({ length: 500 }, () => ({ pin: 9, value: '1', timestamp: at }));
+    const answers = await Promise.all([
+      api('POST', `/data/${device.id}/bulk`, { readings }),
+      ...Array.from({ length: 50 }, () => api('POST', `/data/${device.id}/9`, { value: '1', timestamp: at })),
+      api('POST', `/data/${device.id}/bulk`, { readings }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, ...Array(50).fill(201), 200]);
+    expect(await stack.history(device.id, 'V9')).toHaveLength(1050);
+    const sum = await api('GET', `/data/${device.id}/9?${query({ aggregate: 'sum', interval: '1m' })}`);
+    expect(sum.body.data.points).toEqual([{ timestamp: new Date(Date.parse(at) - (Date.parse(at) % MINUTE)).toISOString(), value: 1050 }]);
+  });
+
   it('keeps a value exactly as written, spaces and all', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const at = new Date().toISOString();

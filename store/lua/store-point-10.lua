@@ -1,7 +1,7 @@
 -- The ingest pipeline's one Redis round trip (store/store-point.ts).
 -- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 the history stream, 4 device:{id}:state,
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
---       9 the outbox stream
+--       9 the outbox stream, 10 the history stream's extra-points counter (store/history-stream.ts)
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command id ('' for none),
 --       12 when that command expires (ISO, '' for never), 13.. quadruples per threshold rule: see the
@@ -17,9 +17,10 @@ if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
 if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis.error_reply('STORE:PIN_LOCKED') end
 -- History (issue 13): the point goes to the history stream, which the persisters drain into
--- PostgreSQL; persisted entries are deleted, so its length is the backlog. A full stream
--- (PostgreSQL down or behind) refuses the write: the caller answers 503 / leaves MQTT unacked.
-if redis.call('XLEN', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_reply('STORE:HISTORY_BACKLOG') end
+-- PostgreSQL; persisted entries are deleted, so its length plus the points bulk entries hold
+-- beyond one (KEYS[10]) is the backlog. A full stream (PostgreSQL down or behind) refuses the
+-- write: the caller answers 503 / leaves MQTT unacked.
+if redis.call('XLEN', KEYS[3]) + tonumber(redis.call('GET', KEYS[10]) or '0') >= tonumber(ARGV[5]) then return redis.error_reply('STORE:HISTORY_BACKLOG') end
 local origin = 'import'
 if ARGV[6] == '1' then origin = 'app' elseif ARGV[7] == '1' then origin = 'device' end
 local newer = 1
