@@ -9,12 +9,13 @@ export const BODY_MAX_DEPTH = 32;
 
 /** True when `value` nests objects or arrays deeper than `max` levels; iterative, so any depth is safe to check. */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+  if (typeof value !== 'object' || value === null) return false;
+  // Only objects and arrays are queued: a bulk body's thousands of strings and numbers cost no allocation.
+  const pending: [object, number][] = [[value, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [node, depth] = next;
-    if (typeof node !== 'object' || node === null) continue;
     if (depth > max) return true;
-    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
   }
   return false;
 }
