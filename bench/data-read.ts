@@ -13,7 +13,7 @@ import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { DAY_MS, series, writeDirect, type SeriesPoint } from './support/day-series';
-import { cpuSeconds, treeCpuSeconds } from './support/cpu';
+import { cpuSeconds, treeCpuSeconds, waitForQuiet } from './support/cpu';
 import { envInt } from './support/env';
 import { summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
@@ -21,7 +21,7 @@ import { machineCpuMeter } from './support/machine-cpu';
 import { redisBusyMicros } from './support/redis-busy';
 import { SERVICE_ENTRY } from './support/paths';
 import { startService } from './support/service-process';
-import { ms, printRows, printTable } from './support/stats';
+import { median, ms, printRows, printTable } from './support/stats';
 import { timedGet } from './support/timed-get';
 
 const PIN_NUMBER = 1;
@@ -98,6 +98,11 @@ async function writeBulk(
   return { answeredRate: (points.length * 1000) / answered, persistedRate: (points.length * 1000) / persisted, cpuPerReading };
 }
 
+/**
+ * Times every query `runs` times, in rounds (each round runs every query once), so a burst of
+ * other work on the machine, or the garbage a large answer leaves, falls on all queries alike
+ * rather than on whichever ran next.
+ */
 async function readAll(
   baseUrl: string,
   token: string,
@@ -107,16 +112,25 @@ async function readAll(
   window: { from: string; to: string },
   lastDay: { from: string; to: string },
 ): Promise<string[][]> {
-  const rows: string[][] = [];
-  for (const query of queries(window, lastDay)) {
-    const params = new URLSearchParams(query.params);
-    const busyBefore = await redisBusyMicros(redis);
-    const timing = await timedGet(`${baseUrl}/api/v1/data/${deviceId}/${PIN_NUMBER}?${params}`, token, runs);
-    const busy = (await redisBusyMicros(redis)) - busyBefore;
-    const points = pointCount(timing.body, query.params.format === 'csv');
-    rows.push([query.label, String(points), `${(timing.bytes / 1024).toFixed(0)} KiB`, ms(timing.bestMs), ms(timing.medianMs), `${Math.round(busy / runs)} µs`]);
+  const list = queries(window, lastDay);
+  const times = list.map((): number[] => []);
+  const busy = list.map(() => 0);
+  const last = list.map(() => ({ body: '', bytes: 0 }));
+  for (let round = 0; round < runs; round += 1) {
+    for (const [i, query] of list.entries()) {
+      const params = new URLSearchParams(query.params);
+      const busyBefore = await redisBusyMicros(redis);
+      const timing = await timedGet(`${baseUrl}/api/v1/data/${deviceId}/${PIN_NUMBER}?${params}`, token, 1);
+      busy[i] = (busy[i] ?? 0) + (await redisBusyMicros(redis)) - busyBefore;
+      times[i]?.push(timing.bestMs);
+      last[i] = timing;
+    }
   }
-  return rows;
+  return list.map((query, i) => {
+    const points = pointCount(last[i]?.body ?? '', query.params.format === 'csv');
+    const own = times[i] ?? [];
+    return [query.label, String(points), `${((last[i]?.bytes ?? 0) / 1024).toFixed(0)} KiB`, ms(Math.min(...own)), ms(median(own)), `${Math.round((busy[i] ?? 0) / runs)} µs`];
+  });
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
@@ -148,6 +162,9 @@ async function main(cleanup: Cleanup): Promise<void> {
     PostgreSQL: () => treeCpuSeconds(backends.pids.postgres),
     'bench client': () => cpuSeconds(process.pid),
   };
+  // The service's own start (the twin worker bundling its workflows, the twins of the new devices)
+  // is over before the import is timed.
+  await waitForQuiet([service.pid]);
   const bulk = await writeBulk(account, pool, dayDevice, viaHttp, lanes, processes);
   const directStart = performance.now();
   await writeDirect(pool, dayDevice, PIN, day.slice(viaHttp.length));
