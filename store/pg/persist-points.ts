@@ -17,8 +17,15 @@ export function numericValue(value: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** PostgreSQL text cannot hold NUL: it is stored as U+FFFD (else the batch could never be written). */
-const storable = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value);
+/** What PostgreSQL text cannot hold: NUL, and a UTF-16 surrogate without its pair (a bulk entry's JSON keeps one as `\uD800`). */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A value as PostgreSQL can store it: each character it cannot hold becomes U+FFFD (else the batch
+ * could never be written, and the stream behind it would stop). A single write's lone surrogate
+ * already became U+FFFD on its way to Redis (UTF-8), so both doors store the same.
+ */
+const storable = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 /**
  * Inserts a batch of points and adds the numeric ones to their one-minute rollups, in one
