@@ -79,7 +79,8 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
     if (Date.now() - lastClaim < claimIdleMs / 2) return [];
     lastClaim = Date.now();
     const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', entriesPerRead)) as [string, StreamEntry[]];
-    return entries;
+    // A batch of this node's own that has been in flight that long is not abandoned.
+    return entries.filter(([id]) => !inFlightIds.has(id));
   };
 
   /** The points of a batch to write, and what history-ack-2.lua needs to acknowledge it afterwards. */
@@ -112,13 +113,18 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   // Up to MAX_IN_FLIGHT batches at once: the next batch is read and parsed while PostgreSQL
   // writes the one before. A failed batch stops the loop until all in flight have settled.
   const inFlight = new Set<Promise<void>>();
+  const inFlightIds = new Set<string>();
   let failure: { err: unknown } | null = null;
   const launch = (entries: StreamEntry[]): void => {
+    for (const [id] of entries) inFlightIds.add(id);
     const writing: Promise<void> = persist(prepare(entries))
       .catch((err: unknown) => {
         failure ??= { err };
       })
-      .finally(() => inFlight.delete(writing));
+      .finally(() => {
+        inFlight.delete(writing);
+        for (const [id] of entries) inFlightIds.delete(id);
+      });
     inFlight.add(writing);
   };
 
