@@ -3,8 +3,10 @@
  * GET /api/v1/data/{deviceId}/{pin} raw, as CSV and aggregated (from the one-minute rollups),
  * against the service in its own process. Two pins: one point a second for a day (86,400) and one
  * every 10 s for 30 days (259,200). Also times bulk import through POST /data/{deviceId}/bulk
- * until every reading is in PostgreSQL. Prints best and median times and the time Redis spent
- * on each read; asserts nothing about them.
+ * until every reading is in PostgreSQL, with the CPU each process spent per reading and the ratio
+ * to the persister's batch write alone (the bare baseline, same run). Prints best and median times
+ * of each read, the service's and PostgreSQL's CPU per read and the time Redis spent on it;
+ * asserts nothing about them. BENCH_CPU_PROF=dir profiles the service (node --cpu-prof).
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
@@ -111,25 +113,41 @@ async function readAll(
   runs: number,
   window: { from: string; to: string },
   lastDay: { from: string; to: string },
+  cpu: { service: () => number; postgres: () => number },
 ): Promise<string[][]> {
   const list = queries(window, lastDay);
   const times = list.map((): number[] => []);
   const busy = list.map(() => 0);
+  const serviceCpu = list.map(() => 0);
+  const postgresCpu = list.map(() => 0);
   const last = list.map(() => ({ body: '', bytes: 0 }));
   for (let round = 0; round < runs; round += 1) {
     for (const [i, query] of list.entries()) {
       const params = new URLSearchParams(query.params);
       const busyBefore = await redisBusyMicros(redis);
+      const [serviceBefore, postgresBefore] = [cpu.service(), cpu.postgres()];
       const timing = await timedGet(`${baseUrl}/api/v1/data/${deviceId}/${PIN_NUMBER}?${params}`, token, 1);
+      serviceCpu[i] = (serviceCpu[i] ?? 0) + cpu.service() - serviceBefore;
+      postgresCpu[i] = (postgresCpu[i] ?? 0) + cpu.postgres() - postgresBefore;
       busy[i] = (busy[i] ?? 0) + (await redisBusyMicros(redis)) - busyBefore;
       times[i]?.push(timing.bestMs);
       last[i] = timing;
     }
   }
+  const perRead = (seconds: number | undefined): string => ms(((seconds ?? 0) * 1000) / runs);
   return list.map((query, i) => {
     const points = pointCount(last[i]?.body ?? '', query.params.format === 'csv');
     const own = times[i] ?? [];
-    return [query.label, String(points), `${((last[i]?.bytes ?? 0) / 1024).toFixed(0)} KiB`, ms(Math.min(...own)), ms(median(own)), `${Math.round((busy[i] ?? 0) / runs)} µs`];
+    return [
+      query.label,
+      String(points),
+      `${((last[i]?.bytes ?? 0) / 1024).toFixed(0)} KiB`,
+      ms(Math.min(...own)),
+      ms(median(own)),
+      perRead(serviceCpu[i]),
+      perRead(postgresCpu[i]),
+      `${Math.round((busy[i] ?? 0) / runs)} µs`,
+    ];
   });
 }
 
@@ -184,12 +202,16 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   const iso = (t: number): string => new Date(t).toISOString();
   const lastDay = { from: iso(endMs - DAY_MS), to: iso(endMs) };
-  const headers = ['query', 'points', 'size', 'best', 'median', 'Redis busy per read'];
+  const readCpu = { service: processes.service, postgres: processes.PostgreSQL };
+  const headers = ['query', 'points', 'size', 'best', 'median', 'service CPU', 'PostgreSQL CPU', 'Redis busy per read'];
   process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 86,400 points, the day (service pid ${service.pid})\n`);
-  printTable(headers, await readAll(service.baseUrl, account.token, redis, dayDevice, runs, lastDay, lastDay));
+  printTable(headers, await readAll(service.baseUrl, account.token, redis, dayDevice, runs, lastDay, lastDay, readCpu));
   process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 259,200 points, 30 days\n`);
-  printTable(headers, await readAll(service.baseUrl, account.token, redis, monthDevice, runs, { from: iso(endMs - 30 * DAY_MS), to: iso(endMs) }, lastDay));
-  process.stdout.write('Redis busy: time Redis spent executing commands (INFO commandstats) during the reads, divided by the reads\n');
+  printTable(headers, await readAll(service.baseUrl, account.token, redis, monthDevice, runs, { from: iso(endMs - 30 * DAY_MS), to: iso(endMs) }, lastDay, readCpu));
+  process.stdout.write(
+    'service / PostgreSQL CPU: CPU time of the service process / all PostgreSQL backends per read (10 ms ticks summed over the runs)\n' +
+      'Redis busy: time Redis spent executing commands (INFO commandstats) during the reads, divided by the reads\n',
+  );
   const exit = await service.stop();
   printRows('\nservice log (LOG_LEVEL=warn), start to stop', [
     ['exit on SIGTERM', exit],
