@@ -20,10 +20,12 @@ export const keys = {
   /**
    * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
    * value, drained by every node's history persister (gateway/history/persister.ts). One per task
-   * queue, like the outbox. Each entry is one field `p`: `{ms} {deviceId} {pin} {value}` (the
-   * value last, so it may hold spaces; one field keeps entries small and cheap to read).
+   * queue, like the outbox. An entry is one point (`p`) or a bulk import's readings (`b`):
+   * store/history-stream.ts.
    */
   historyStream: (taskQueue: string) => `history:${taskQueue}`,
+  /** How many points a history stream's bulk entries hold beyond one each; named after the stream, so in its hash slot. */
+  historyExtra: (historyStream: string) => `${historyStream}:extra`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */

@@ -1,5 +1,6 @@
 import { DependencyUnavailableError } from '../common/errors';
 import type { Redis } from '../common/redis';
+import { keys } from '../common/redis-keys';
 import type { StreamPoint } from './pg/persist-points';
 
 /**
@@ -15,14 +16,11 @@ import type { StreamPoint } from './pg/persist-points';
  *   the script moves the stream's last id past them (XSETID), so reading i has the id `ms-(n+i)`
  *   no other entry ever gets, and a point's identity is its id whichever kind carried it.
  *   Its k − 1 readings beyond the entry itself are counted in the stream's extra-points counter
- *   (historyExtraKey), so the backlog in points is XLEN + that counter.
+ *   (keys.historyExtra), so the backlog in points is XLEN + that counter.
  */
 export const HISTORY_GROUP = 'persister';
 
 export type StreamEntry = [id: string, fields: string[] | null];
-
-/** Points a stream's bulk entries hold beyond one each; beside the stream, in its hash slot. */
-export const historyExtraKey = (stream: string): string => `${stream}:extra`;
 
 /** How many points an entry holds beyond one (what it adds to the extra-points counter). */
 export function extraPoints([, fields]: StreamEntry): number {
@@ -107,7 +105,7 @@ export async function waitPersisted(redis: Redis, stream: string, timeoutMs: num
 
 /** Age (s) of the oldest point not yet persisted, and how many points there are. */
 export async function streamLag(redis: Redis, stream: string): Promise<{ backlog: number; lagSeconds: number }> {
-  const [length, extra, first] = await Promise.all([redis.xlen(stream), redis.get(historyExtraKey(stream)), redis.xrange(stream, '-', '+', 'COUNT', 1)]);
+  const [length, extra, first] = await Promise.all([redis.xlen(stream), redis.get(keys.historyExtra(stream)), redis.xrange(stream, '-', '+', 'COUNT', 1)]);
   const id = first[0]?.[0];
   return { backlog: length + Number(extra ?? 0), lagSeconds: id ? Math.max(0, (Date.now() - idParts(id)[0]) / 1000) : 0 };
 }

@@ -1,6 +1,5 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { historyExtraKey } from './history-stream';
 import { luaScript } from './lua/load';
 
 /**
@@ -43,7 +42,7 @@ export async function importPoints(
   for (const r of input.readings) entry.push(r.ms, r.pin, r.value);
   const reply = (await run(
     redis,
-    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream, historyExtraKey(input.historyStream)],
+    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream, keys.historyExtra(input.historyStream)],
     [input.historyStreamMax, input.readings.length, JSON.stringify(entry), ...newestPerPin(input.readings)],
   )) as (string | number)[];
   const [projectId, ...flat] = reply;

@@ -1,6 +1,5 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { historyExtraKey } from './history-stream';
 import { luaScript } from './lua/load';
 
 /**
@@ -83,7 +82,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       keys.deviceWake(input.deviceId),
       keys.devicePending(input.deviceId),
       input.outbox,
-      historyExtraKey(input.historyStream),
+      keys.historyExtra(input.historyStream),
     ],
     [
       input.pin,

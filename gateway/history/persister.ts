@@ -1,6 +1,7 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { extraPoints, HISTORY_GROUP, historyExtraKey, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
+import { keys } from '../../common/redis-keys';
+import { extraPoints, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { luaScript } from '../../store/lua/load';
 import { persistPoints, type StreamPoint } from '../../store/pg/persist-points';
 import type { Pool } from '../../store/pg/pool';
@@ -107,7 +108,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
 
   async function persist({ points, acks }: { points: StreamPoint[]; acks: (string | number)[] }): Promise<void> {
     for (let start = 0; start < points.length; start += batchSize) await persistPoints(pool, points.slice(start, start + batchSize));
-    await acknowledge(redis, [stream, historyExtraKey(stream)], acks);
+    await acknowledge(redis, [stream, keys.historyExtra(stream)], acks);
   }
 
   // Up to MAX_IN_FLIGHT batches at once: the next batch is read and parsed while PostgreSQL

@@ -1,5 +1,5 @@
 -- The history persister's acknowledgement of a persisted batch (gateway/history/persister.ts).
--- KEYS: 1 the history stream, 2 its extra-points counter (store/history-stream.ts historyExtraKey).
+-- KEYS: 1 the history stream, 2 its extra-points counter (keys.historyExtra).
 -- ARGV: 1 the consumer group, 2.. pairs: entry id, how many points it carries beyond one
 --       (0 for a one-point entry; k − 1 for a bulk entry of k readings).
 -- Acknowledges and deletes the entries; the counter goes down only for an entry this call really

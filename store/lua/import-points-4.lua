@@ -1,6 +1,6 @@
 -- A bulk import of past readings in one step (store/import-points.ts, POST /data/{id}/bulk).
 -- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 the history stream, 4 the stream's extra-points
---       counter (store/history-stream.ts historyExtraKey).
+--       counter (keys.historyExtra).
 -- ARGV: 1 history stream bound (points), 2 how many readings, 3 the readings as one bulk stream
 --       entry (JSON, store/history-stream.ts), 4.. triples per pin: pin, value and ISO time of the
 --       pin's newest reading in the import.

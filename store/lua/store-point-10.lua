@@ -1,7 +1,7 @@
 -- The ingest pipeline's one Redis round trip (store/store-point.ts).
 -- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 the history stream, 4 device:{id}:state,
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
---       9 the outbox stream, 10 the history stream's extra-points counter (store/history-stream.ts)
+--       9 the outbox stream, 10 the history stream's extra-points counter (keys.historyExtra)
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command id ('' for none),
 --       12 when that command expires (ISO, '' for never), 13.. quadruples per threshold rule: see the

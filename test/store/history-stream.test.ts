@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
-import { HISTORY_GROUP, historyExtraKey, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
+import { HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { importPoints } from '../../store/import-points';
 import { luaScript } from '../../store/lua/load';
 import { testConfig } from '../harness/config';
@@ -55,7 +55,7 @@ it('gives every reading of a bulk entry an id no later entry gets, and counts it
   await expect(importPoints(redis, { deviceId, readings: readings(95, at), historyStream: stream, historyStreamMax: 100 })).rejects.toMatchObject({ code: 'HISTORY_BACKLOG' });
   await importPoints(redis, { deviceId, readings: readings(94, at), historyStream: stream, historyStreamMax: 100 });
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 100 });
-  await redis.del(stream, historyExtraKey(stream), keys.device(deviceId), keys.devicePins(deviceId));
+  await redis.del(stream, keys.historyExtra(stream), keys.device(deviceId), keys.devicePins(deviceId));
 });
 
 it('takes a bulk entry off the backlog once, however often it is acknowledged', async () => {
@@ -66,9 +66,9 @@ it('takes a bulk entry off the backlog once, however often it is acknowledged', 
   await redis.xadd(stream, '*', 'p', `${Date.now()} ${deviceId} V2 x`);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 11 });
   const acks = (await entries(stream)).flatMap(([id, fields]) => [id, fields?.[0] === 'b' ? 9 : 0]);
-  expect(await acknowledge(redis, [stream, historyExtraKey(stream)], [HISTORY_GROUP, ...acks])).toBe(2);
-  expect(await acknowledge(redis, [stream, historyExtraKey(stream)], [HISTORY_GROUP, ...acks])).toBe(0);
+  expect(await acknowledge(redis, [stream, keys.historyExtra(stream)], [HISTORY_GROUP, ...acks])).toBe(2);
+  expect(await acknowledge(redis, [stream, keys.historyExtra(stream)], [HISTORY_GROUP, ...acks])).toBe(0);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 0 });
-  expect(Number(await redis.get(historyExtraKey(stream)))).toBe(0);
-  await redis.del(stream, historyExtraKey(stream), keys.device(deviceId), keys.devicePins(deviceId));
+  expect(Number(await redis.get(keys.historyExtra(stream)))).toBe(0);
+  await redis.del(stream, keys.historyExtra(stream), keys.device(deviceId), keys.devicePins(deviceId));
 });
