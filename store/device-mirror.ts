@@ -16,7 +16,10 @@ export interface StatusWrite {
 
 /**
  * Writes status, statusChangedAt, lastSeen (which only moves forward) and the disconnect reason
- * (kept while offline); going offline clears the wake marker. Returns the lastSeen now stored, or `written: false` when the device is gone.
+ * (kept while offline); going offline clears the wake marker; an `online` written ahead by the
+ * gateway is confirmed (or corrected). Returns the lastSeen now stored and the device's next event
+ * sequence number when the status changed (`seq` 0: the mirror already said so, no `device:status`
+ * is due), or `written: false` when the device is gone.
  */
 export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null; seq: number }> {
   const [written, seen, seq] = (await WRITE_STATUS(
@@ -25,4 +28,32 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
     [req.status, req.statusChangedAt, req.lastSeen ?? '', req.status === 'offline' ? (req.disconnectReason ?? '') : ''],
   )) as [number, string, number];
   return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
+}
+
+/** The gateway's write ahead of the twin (write-status-ahead-2.lua). */
+const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-2');
+
+export interface StatusAhead {
+  /** `online` was written (marked `statusAhead` until the twin confirms it). */
+  written: boolean;
+  /** The mirror's status after the call ('' when it has none). */
+  status: string;
+  lastSeen: string | null;
+  /** The `device:status` event's sequence number when written, else 0. */
+  seq: number;
+}
+
+/**
+ * `touch`: moves lastSeen forward and tells what status the mirror shows. `ahead`: also writes
+ * `online` at `at`, unless the mirror shows online already or changed status at or after `at`.
+ * Nothing is written for a device that is gone (`written: false`, status '').
+ */
+export async function writeStatusAhead(redis: Redis, deviceId: string, at: string, mode: 'touch' | 'ahead'): Promise<StatusAhead> {
+  const [written, status, seen, seq] = (await WRITE_STATUS_AHEAD(redis, [keys.device(deviceId), keys.deviceState(deviceId)], [at, mode])) as [
+    number,
+    string,
+    string,
+    number,
+  ];
+  return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq) };
 }

@@ -7,6 +7,7 @@ import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
 import { createCommandReceipts } from '../../activities/command-receipts';
 import { createPendingCommandStore } from '../../store/pending-commands';
+import type { StatusAhead } from '../status-ahead';
 import type { TwinClient } from '../twin-client';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
@@ -48,6 +49,8 @@ export interface IngestDeps {
   redis: Redis;
   mqtt: MqttClient;
   twins: TwinClient;
+  /** A value from a device the mirror shows offline wakes its twin and shows it online ahead (gateway/status-ahead.ts). */
+  statusAhead: StatusAhead;
   emit: EmitToRooms;
   rules: ThresholdRuleCache;
   /** The outbox stream a threshold crossing's notification is written to, in the same step as the value. */
@@ -207,10 +210,11 @@ export function createIngest(deps: IngestDeps) {
       logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
     );
     if (stored.wake) {
+      const { deviceId } = input;
       track(
-        twins
-          .activity(input.deviceId, stored.projectId, updatedAt, pin.name)
-          .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
+        deps.statusAhead
+          .online(deviceId, stored.projectId, updatedAt, () => twins.activity(deviceId, stored.projectId, updatedAt, pin.name, { ahead: true }))
+          .catch((err: unknown) => logger.warn({ err, deviceId }, 'twin wake signal failed')),
       );
     }
     // The value is stored: a receipt Redis cannot record now is logged, and the write still

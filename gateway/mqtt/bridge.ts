@@ -7,6 +7,7 @@ import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/m
 import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
+import type { StatusAhead } from '../status-ahead';
 import type { TwinClient } from '../twin-client';
 import { startQueueProbe } from './queue-probe';
 
@@ -20,6 +21,8 @@ export interface BridgeDeps {
   redis: Redis;
   ingest: Ingest;
   twins: TwinClient;
+  /** Shows a device online ahead of its twin (reconnect storms, gateway/status-ahead.ts). */
+  statusAhead: StatusAhead;
   logger: Logger;
   metrics: Metrics;
   topicRoot: string;
@@ -84,8 +87,12 @@ export function startMqttBridge(deps: BridgeDeps) {
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
       if (status.success) {
-        const reason = status.data === 'offline' && isLastWill(userProperties) ? 'last will' : undefined;
-        await deps.twins.status(parsed.deviceId, projectId, status.data, at, reason);
+        const { deviceId } = parsed;
+        if (status.data === 'online') {
+          await deps.statusAhead.statusOnline(deviceId, projectId, at, () => deps.twins.status(deviceId, projectId, 'online', at, undefined, { ahead: true }));
+        } else {
+          await deps.twins.status(deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
+        }
       }
       return;
     }
