@@ -91,11 +91,10 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   });
   metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
-  const statusAhead = createStatusAhead({ redis, emit: createRoomEmitter(redis), logger });
+  const statusAhead = createStatusAhead({ redis, emit: createRoomEmitter(redis), logger, outbox });
   const ingest = createIngest({
     redis,
     mqtt,
-    twins,
     statusAhead,
     emit: createRoomEmitter(redis),
     rules,

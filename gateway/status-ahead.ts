@@ -3,9 +3,11 @@
  * online by the gateway at once, ahead of its twin, which stays the source of truth and confirms
  * or corrects the mirror one round trip later.
  *
- * The order makes the bound: the twin's signal first, and only once Temporal has accepted it
- * (durably: the twin will take it) the mirror's `online` (write-status-ahead-2.lua: not over a
- * later change) and its `device:status`. A signal Temporal does not take writes nothing ahead.
+ * One Redis step (write-status-ahead-3.lua) writes the mirror's `online` (marked `statusAhead`,
+ * never over a later change) and the twin's signal as a `twin-online` outbox intent, so the twin is
+ * told of every `online` written ahead of it even if Temporal is down now; then `device:status`.
+ * Temporal is not on this path: a storm of reconnects costs Redis round trips, and the outbox relay
+ * hands the signals to the twins at the pace Temporal takes them.
  */
 import { rooms } from '../common/contracts';
 import type { Logger } from '../common/logger';
@@ -17,34 +19,27 @@ export interface StatusAheadDeps {
   redis: Redis;
   emit: EmitToRooms;
   logger: Logger;
+  /** The outbox stream the twin's `twin-online` intent is written to. */
+  outbox: string;
 }
 
-export function createStatusAhead({ redis, emit, logger }: StatusAheadDeps) {
-  /** Writes `online` ahead once `signal` (the twin's, marked `ahead`) was accepted, and emits `device:status`. */
-  async function online(deviceId: string, projectId: string, at: string, signal: () => Promise<void>): Promise<void> {
-    await signal();
-    const ahead = await writeStatusAhead(redis, deviceId, at, 'ahead');
-    if (!ahead.written) return;
-    await emit([rooms.project(projectId), rooms.device(deviceId)], 'device:status', {
-      deviceId,
-      status: 'online',
-      lastSeen: ahead.lastSeen,
-      reason: null,
-      seq: ahead.seq,
-    }).catch((err: unknown) => logger.warn({ err, deviceId }, 'device:status not fanned out; the mirror shows online'));
-  }
-
+export function createStatusAhead({ redis, emit, logger, outbox }: StatusAheadDeps) {
   return {
-    online,
     /**
-     * A device's `online` status message: activity only (lastSeen) when the mirror shows it online
-     * already (a repeated or retained `online` costs Temporal nothing), else the twin's signal and
-     * the write ahead.
+     * Activity at `at` from a device (its `online` status, or a value on `pin` while the mirror did
+     * not show it online): lastSeen, and when the mirror does not show it online, `online` ahead of
+     * the twin with the twin's intent, and `device:status`. A repeated `online` costs Temporal nothing.
      */
-    async statusOnline(deviceId: string, projectId: string, at: string, signal: () => Promise<void>): Promise<void> {
-      const touched = await writeStatusAhead(redis, deviceId, at, 'touch');
-      if (touched.status === 'online') return;
-      await online(deviceId, projectId, at, signal);
+    async online(deviceId: string, projectId: string, at: string, pin?: string): Promise<void> {
+      const ahead = await writeStatusAhead(redis, { deviceId, at, outbox, ...(pin === undefined ? {} : { pin }) });
+      if (!ahead.written) return;
+      await emit([rooms.project(projectId), rooms.device(deviceId)], 'device:status', {
+        deviceId,
+        status: 'online',
+        lastSeen: ahead.lastSeen,
+        reason: null,
+        seq: ahead.seq,
+      }).catch((err: unknown) => logger.warn({ err, deviceId }, 'device:status not fanned out; the mirror shows online'));
     },
   };
 }

@@ -30,11 +30,11 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
   return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
 }
 
-/** The gateway's write ahead of the twin (write-status-ahead-2.lua). */
-const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-2');
+/** The gateway's write ahead of the twin, with the twin's signal as an outbox intent (write-status-ahead-3.lua). */
+const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-3');
 
 export interface StatusAhead {
-  /** `online` was written (marked `statusAhead` until the twin confirms it). */
+  /** `online` was written (marked `statusAhead` until the twin confirms it) and the twin's intent with it. */
   written: boolean;
   /** The mirror's status after the call ('' when it has none). */
   status: string;
@@ -44,16 +44,17 @@ export interface StatusAhead {
 }
 
 /**
- * `touch`: moves lastSeen forward and tells what status the mirror shows. `ahead`: also writes
- * `online` at `at`, unless the mirror shows online already or changed status at or after `at`.
- * Nothing is written for a device that is gone (`written: false`, status '').
+ * Activity from a device at `at` (a status `online`, or a value on `pin`): moves lastSeen forward
+ * and, unless the mirror shows online already or changed status at or after `at`, writes `online`
+ * ahead of the twin and the `twin-online` intent to `outbox` in the same step. Nothing is written
+ * for a device that is gone (`written: false`, status '').
  */
-export async function writeStatusAhead(redis: Redis, deviceId: string, at: string, mode: 'touch' | 'ahead'): Promise<StatusAhead> {
-  const [written, status, seen, seq] = (await WRITE_STATUS_AHEAD(redis, [keys.device(deviceId), keys.deviceState(deviceId)], [at, mode])) as [
-    number,
-    string,
-    string,
-    number,
-  ];
+export async function writeStatusAhead(redis: Redis, input: { deviceId: string; at: string; pin?: string; outbox: string }): Promise<StatusAhead> {
+  const reply = (await WRITE_STATUS_AHEAD(
+    redis,
+    [keys.device(input.deviceId), keys.deviceState(input.deviceId), input.outbox],
+    [input.deviceId, input.at, input.pin ?? ''],
+  )) as [number, string, string, number];
+  const [written, status, seen, seq] = reply;
   return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq) };
 }

@@ -89,7 +89,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       if (status.success) {
         const { deviceId } = parsed;
         if (status.data === 'online') {
-          await deps.statusAhead.statusOnline(deviceId, projectId, at, () => deps.twins.status(deviceId, projectId, 'online', at, undefined, { ahead: true }));
+          await deps.statusAhead.online(deviceId, projectId, at);
         } else {
           await deps.twins.status(deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
         }

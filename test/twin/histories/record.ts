@@ -197,8 +197,9 @@ test('online written ahead, kept online by data through the liveness watch, offl
   await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
   await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
   const at = iso();
-  await env.twins.status(device.deviceId, device.projectId, 'online', at, undefined, { ahead: true });
-  await writeStatusAhead(env.redis, device.deviceId, at, 'ahead');
+  // What the gateway and its outbox relay do (gateway/status-ahead.ts): the mirror first, then the twin's signal.
+  await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
+  await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
   await eventually(async () => expect(await env.redis.hget(`device:${device.deviceId}:state`, 'statusAhead')).toBeNull());
   // Data for two heartbeat timeouts (2 s): the watch retries, the twin stays online.
   for (let i = 0; i < 8; i++) {
