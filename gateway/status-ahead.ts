@@ -28,12 +28,13 @@ export function createStatusAhead({ redis, emit, logger, outbox }: StatusAheadDe
     /**
      * Activity at `at` from a device (its `online` status, or a value on `pin` while the mirror did
      * not show it online): lastSeen, and when the mirror does not show it online, `online` ahead of
-     * the twin with the twin's intent, and `device:status`. A repeated `online` costs Temporal nothing.
+     * the twin with the twin's intent, and `device:status`. A status `online` always tells the twin
+     * (one signal per connect): it may hold an offline the mirror does not show yet.
      */
-    async online(deviceId: string, projectId: string, at: string, pin?: string): Promise<void> {
-      const ahead = await writeStatusAhead(redis, { deviceId, at, outbox, ...(pin === undefined ? {} : { pin }) });
+    async online(deviceId: string, at: string, pin?: string): Promise<void> {
+      const ahead = await writeStatusAhead(redis, { deviceId, at, outbox, ...(pin === undefined ? { always: true } : { pin }) });
       if (!ahead.written) return;
-      await emit([rooms.project(projectId), rooms.device(deviceId)], 'device:status', {
+      await emit([rooms.project(ahead.projectId), rooms.device(deviceId)], 'device:status', {
         deviceId,
         status: 'online',
         lastSeen: ahead.lastSeen,

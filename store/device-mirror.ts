@@ -41,20 +41,26 @@ export interface StatusAhead {
   lastSeen: string | null;
   /** The `device:status` event's sequence number when written, else 0. */
   seq: number;
+  /** The device's project ('' when the device is gone). */
+  projectId: string;
 }
 
 /**
  * Activity from a device at `at` (a status `online`, or a value on `pin`): moves lastSeen forward
  * and, unless the mirror shows online already or changed status at or after `at`, writes `online`
- * ahead of the twin and the `twin-online` intent to `outbox` in the same step. Nothing is written
+ * ahead of the twin and the `twin-online` intent to `outbox` in the same step (`always`: the intent
+ * also when the mirror shows online). Nothing is written
  * for a device that is gone (`written: false`, status '').
  */
-export async function writeStatusAhead(redis: Redis, input: { deviceId: string; at: string; pin?: string; outbox: string }): Promise<StatusAhead> {
+export async function writeStatusAhead(
+  redis: Redis,
+  input: { deviceId: string; at: string; pin?: string; outbox: string; /** Tell the twin even when the mirror shows online (a status `online`). */ always?: boolean },
+): Promise<StatusAhead> {
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
     [keys.device(input.deviceId), keys.deviceState(input.deviceId), input.outbox],
-    [input.deviceId, input.at, input.pin ?? ''],
-  )) as [number, string, string, number];
-  const [written, status, seen, seq] = reply;
-  return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq) };
+    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : ''],
+  )) as [number, string, string, number, string];
+  const [written, status, seen, seq, projectId] = reply;
+  return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq), projectId };
 }

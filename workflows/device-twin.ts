@@ -192,7 +192,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     s = received.state;
     if (received.warning) log.warn(received.warning, { deviceId });
     const step: twin.TwinStep | null = received.step;
-    return step ? exclusive(() => apply(twin.decideStep(s, step))) : undefined;
+    return step ? exclusive(() => apply(twin.decideStep(s, step, watched))) : undefined;
   }
 
   async function start(): Promise<void> {

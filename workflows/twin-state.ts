@@ -489,7 +489,13 @@ function activityAt(s: TwinState, at: string): Decision {
   return transition(s, 'online', at);
 }
 
-export function decideStep(s: TwinState, step: TwinStep): Decision {
+/**
+ * A step's decision when its turn comes. `aheadAware` (runs after the heartbeat-watch patch, whose
+ * gateway writes `online` ahead): an offline later than the twin's own offline moves it forward and
+ * is written, so activity from before it, queued in the outbox, does not bring the device back and
+ * an `online` written ahead of that activity is put right.
+ */
+export function decideStep(s: TwinState, step: TwinStep, aheadAware = false): Decision {
   switch (step.kind) {
     case 'activityAt': {
       const decision = activityAt(s, step.at);
@@ -500,6 +506,10 @@ export function decideStep(s: TwinState, step: TwinStep): Decision {
     case 'offlineAt': {
       const statusAt = msOf(s.statusChangedAt);
       if (statusAt !== null && (msOf(step.at) ?? 0) < statusAt) return { state: s, effects: [] }; // older than the last change
+      if (aheadAware && s.status === 'offline') {
+        const reason = step.reason ?? 'status message';
+        return { state: { ...s, statusChangedAt: step.at, offlineSince: msOf(step.at), disconnectReason: reason }, effects: [{ kind: 'writeStatus' }] };
+      }
       return transition(s, 'offline', step.at, step.reason ?? 'status message');
     }
     case 'healMirror':

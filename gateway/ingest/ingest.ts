@@ -211,7 +211,7 @@ export function createIngest(deps: IngestDeps) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
       track(
         deps.statusAhead
-          .online(input.deviceId, stored.projectId, updatedAt, pin.name)
+          .online(input.deviceId, updatedAt, pin.name)
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'device not shown online ahead of its twin')),
       );
     }

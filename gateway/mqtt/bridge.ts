@@ -80,22 +80,25 @@ export function startMqttBridge(deps: BridgeDeps) {
       await deps.ingest.acknowledge(parsed.deviceId, text.trim());
       return;
     }
-    const projectId = await projectOf(parsed.deviceId);
-    counts.handled();
-    if (!projectId) return;
     const at = new Date().toISOString();
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
-      if (status.success) {
-        const { deviceId } = parsed;
-        if (status.data === 'online') {
-          await deps.statusAhead.online(deviceId, projectId, at);
-        } else {
-          await deps.twins.status(deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
-        }
+      // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/status-ahead.ts).
+      if (status.success && status.data === 'online') {
+        await deps.statusAhead.online(parsed.deviceId, at);
+        counts.handled();
+        return;
+      }
+      const projectId = await projectOf(parsed.deviceId);
+      counts.handled();
+      if (status.success && projectId) {
+        await deps.twins.status(parsed.deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
       }
       return;
     }
+    const projectId = await projectOf(parsed.deviceId);
+    counts.handled();
+    if (!projectId) return;
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -6,12 +6,14 @@
 -- from before it), and it is marked `statusAhead` until the twin's own write (write-status-3.lua)
 -- confirms or corrects it.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
--- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message).
--- Returns {written 1|0, status now ('' for none), lastSeen or '', seq (0 when not written)};
--- {0, '', '', 0} when the device is gone.
+-- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
+--       4 '1' to write the intent even when the mirror shows online already (a status `online`:
+--       the twin may hold an offline the mirror does not show yet, and must see this after it).
+-- Returns {written 1|0, status now ('' for none), lastSeen or '', seq (0 when not written), projectId};
+-- {0, '', '', 0, ''} when the device is gone.
 -- #include lib/outbox.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
-if not projectId then return {0, '', '', 0} end
+if not projectId then return {0, '', '', 0, ''} end
 local at = ARGV[2]
 local state = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'lastSeen')
 local seen = state[3]
@@ -20,10 +22,13 @@ if (not seen) or seen < at then
   seen = at
 end
 local status = state[1] or ''
-if status == 'online' or (state[2] and state[2] >= at) then return {0, status, seen, 0} end
-redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
-redis.call('HDEL', KEYS[2], 'disconnectReason')
 local payload = {deviceId = ARGV[1], projectId = projectId, at = at}
 if ARGV[3] ~= '' then payload.pin = ARGV[3] end
+if status == 'online' or (state[2] and state[2] >= at) then
+  if status == 'online' and ARGV[4] == '1' then writeIntent(KEYS[3], 'twin-online', cjson.encode(payload)) end
+  return {0, status, seen, 0, projectId}
+end
+redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
+redis.call('HDEL', KEYS[2], 'disconnectReason')
 writeIntent(KEYS[3], 'twin-online', cjson.encode(payload))
-return {1, 'online', seen, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
+return {1, 'online', seen, redis.call('HINCRBY', KEYS[1], 'seq', 1), projectId}

@@ -71,7 +71,7 @@ test('a status `online` and a first value show devices online before their twins
   // The twin's confirmation found the mirror right: no second `device:status`.
   expect(statuses.filter((e) => e.deviceId === byStatus.id || e.deviceId === byValue.id)).toHaveLength(2);
 
-  // A repeated `online` from a device shown online is activity only: no signal, no event.
+  // A repeated `online` from a device shown online is activity: lastSeen moves, no second event.
   const seenBefore = await stack.redis.hget(keys.deviceState(byStatus.id), 'lastSeen');
   await statusClient.publishAsync(`${root}/${byStatus.id}/status`, 'online', { qos: 1 });
   await eventually(async () => expect((await stack.redis.hget(keys.deviceState(byStatus.id), 'lastSeen')) ?? '').not.toBe(seenBefore ?? ''));

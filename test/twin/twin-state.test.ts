@@ -196,6 +196,17 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
 
+  test('an offline later than the twin\'s own is recorded and written (runs after the patch), so older queued activity stays out', () => {
+    const s = started(); // offline since T0 - 1 s
+    const offline = receiveStatus(s, { status: 'offline', at: iso(T0 + 2000), reason: 'last will' }, T0 + 2000);
+    expect(decideStep(offline.state, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
+    const recorded = decideStep(offline.state, offline.step!, true);
+    expect(recorded.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 2000), offlineSince: T0 + 2000, disconnectReason: 'last will' });
+    expect(recorded.effects).toEqual([{ kind: 'writeStatus' }]);
+    const late = receiveActivity(recorded.state, { at: iso(T0 + 1000), ahead: true }, T0 + 3000); // queued before the offline
+    expect(decideStep(late.state, late.step!, true)).toMatchObject({ state: { status: 'offline' }, effects: [{ kind: 'writeStatus' }] });
+  });
+
   test('a fresh twin that finds an online written ahead makes it its own transition', () => {
     const mirror = { status: 'online' as const, lastSeen: iso(T0), statusChangedAt: iso(T0), ipAddress: null, firmwareVersion: null, hardwareType: null, statusAhead: true };
     const decision = bootstrapped(freshState(), boot({ mirror, rules: [onlineRule] }), T0 + 100);
