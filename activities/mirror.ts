@@ -1,3 +1,4 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { rooms } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { hsetWhileExists } from '../store/lua/hset-if-exists';
@@ -8,6 +9,7 @@ import { writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
 import { readTwinRules } from './rules';
 import type {
+  AwaitSilenceRequest,
   BootstrapResult,
   DeleteLockRequest,
   LastSeenRequest,
@@ -28,12 +30,36 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
     ipAddress: h.ipAddress || null,
     firmwareVersion: h.firmwareVersion || null,
     hardwareType: h.hardwareType || null,
+    ...(h.statusAhead ? { statusAhead: true } : {}),
   };
 }
+
+/** The later of two ISO 8601 UTC times of one format (they compare as strings). */
+const laterIso = (a: string, b: string | null): string => (b !== null && b > a ? b : a);
 
 /** Activities that read and write the Redis mirror the gateway's hot path reads. */
 export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
   const alarmStore = createAlarmStore(redis);
+  /** The check-back read: the device's and some pins' last-seen times, as the gateway wrote them. */
+  async function readLastSeen({ deviceId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
+    const [exists, lastSeen, pendingCommands, values, alarmReadings] = await Promise.all([
+      redis.exists(keys.device(deviceId)),
+      redis.hget(keys.deviceState(deviceId), 'lastSeen'),
+      redis.hlen(keys.devicePending(deviceId)),
+      pins.length > 0 ? redis.hmget(keys.devicePins(deviceId), ...pins) : Promise.resolve([] as (string | null)[]),
+      alarms ? alarmStore.readings(deviceId, alarms) : Promise.resolve(undefined),
+    ]);
+    const result: LastSeenResult['pins'] = {};
+    // A pin's data is what the device reported: apps' writes toward it do not keep a no_data rule quiet.
+    pins.forEach((pin, i) => {
+      const latest = parseLatestValue(values[i]);
+      const reportedAt = latest ? deviceReportedAt(latest) : null;
+      result[pin] = latest && reportedAt ? { value: latest.value, updatedAt: reportedAt } : null;
+    });
+    const read: LastSeenResult = { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
+    return alarmReadings ? { ...read, alarms: alarmReadings } : read;
+  }
+
   return {
     /** Everything a fresh twin (never started, or lost) rebuilds itself from. */
     async bootstrapTwin({ deviceId }: { deviceId: string }): Promise<BootstrapResult> {
@@ -51,33 +77,40 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
       return { exists, rules: exists ? await readTwinRules(redis, deviceId) : [] };
     },
 
-    /** The check-back read: the device's and some pins' last-seen times, as the gateway wrote them. */
-    async readLastSeen({ deviceId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
-      const [exists, lastSeen, pendingCommands, values, alarmReadings] = await Promise.all([
-        redis.exists(keys.device(deviceId)),
-        redis.hget(keys.deviceState(deviceId), 'lastSeen'),
-        redis.hlen(keys.devicePending(deviceId)),
-        pins.length > 0 ? redis.hmget(keys.devicePins(deviceId), ...pins) : Promise.resolve([] as (string | null)[]),
-        alarms ? alarmStore.readings(deviceId, alarms) : Promise.resolve(undefined),
-      ]);
-      const result: LastSeenResult['pins'] = {};
-      // A pin's data is what the device reported: apps' writes toward it do not keep a no_data rule quiet.
-      pins.forEach((pin, i) => {
-        const latest = parseLatestValue(values[i]);
-        const reportedAt = latest ? deviceReportedAt(latest) : null;
-        result[pin] = latest && reportedAt ? { value: latest.value, updatedAt: reportedAt } : null;
+    readLastSeen,
+
+    /**
+     * The liveness watch (docs/architecture.md, "Liveness"): one attempt per heartbeat period.
+     * While the device is heard from (lastSeen, which the gateway moves on every message, within
+     * the timeout) the attempt fails with a benign retryable failure whose retry delay is the time
+     * until the new deadline, so the server's retry is the timer and no history event is written;
+     * it returns when the device has been silent for the timeout, is gone, or, from the second
+     * attempt on, has kept commands to deliver (the twin flushes them and starts a new watch).
+     */
+    async awaitSilence({ deviceId, heartbeatTimeoutS, since }: AwaitSilenceRequest): Promise<LastSeenResult> {
+      const seen = await readLastSeen({ deviceId, pins: [] });
+      if (!seen.exists) return seen;
+      const deadline = Date.parse(laterIso(since, seen.lastSeen)) + heartbeatTimeoutS * 1000;
+      const left = deadline - Date.now();
+      if (left <= 0 || (seen.pendingCommands > 0 && Context.current().info.attempt > 1)) return seen;
+      throw ApplicationFailure.create({
+        message: 'device heard from within its heartbeat timeout',
+        type: 'DEVICE_ALIVE',
+        nextRetryDelay: left,
+        category: 'BENIGN',
       });
-      const read: LastSeenResult = { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
-      return alarmReadings ? { ...read, alarms: alarmReadings } : read;
     },
 
-    /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms. */
+
+    /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms when the status changed. */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
       const { written, lastSeen, seq } = await writeStatus(redis, req);
       if (!written) {
         logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
         return { written: false, lastSeen: null };
       }
+      // The mirror already said so (the gateway wrote it ahead, or a heal found it right): that event went out already.
+      if (seq === 0) return { written: true, lastSeen };
       await emit([rooms.project(req.projectId), rooms.device(req.deviceId)], 'device:status', {
         deviceId: req.deviceId,
         status: req.status,

@@ -28,6 +28,8 @@ export interface MirrorSnapshot {
   ipAddress: string | null;
   firmwareVersion: string | null;
   hardwareType: string | null;
+  /** `online` was written ahead by the gateway and the twin has not confirmed it yet (absent in older histories). */
+  statusAhead?: boolean;
 }
 
 export interface BootstrapResult {
@@ -69,6 +71,14 @@ export interface LastSeenResult {
   pendingCommands: number;
   /** Per requested alarm rule id (LastSeenRequest.alarms). */
   alarms?: Record<string, AlarmReading>;
+}
+
+/** The liveness watch: returns once the device has been silent for its heartbeat timeout (or is gone). */
+export interface AwaitSilenceRequest {
+  deviceId: string;
+  heartbeatTimeoutS: number;
+  /** The twin's last activity (ISO 8601) when it started the watch: silence is counted from the later of this and the mirror's lastSeen. */
+  since: string;
 }
 
 export interface WriteStatusRequest {

@@ -1,39 +1,50 @@
 /**
- * Device-twin bench (issue 3): one twin worker in this process, N twins on it. Prints figures only.
+ * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
+ * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
+ * figures only.
  *
- *   start rate          N twins started (start calls) and bootstrapped (mirror written)
- *   RSS per twin        worker process RSS growth with N twins cached, divided by N
- *   status changes/s    every twin brought online by a status signal (signal + mirror write + event)
- *   signals/s           through one twin, and spread over all N twins
- *   actions/device/min  Temporal actions of devices sending 10 values/s, and 1 value/s for comparison,
- *                       through the gateway's hot path (Redis writes; a deduplicated wake signal only
- *                       while the mirror says offline): the check-back design makes it independent of
- *                       the value rate.
- *
- * Env: BENCH_TWINS (1000), BENCH_SIGNALS_ONE (2000), BENCH_SIGNALS_MANY (5000), BENCH_VALUE_DEVICES (5),
- * BENCH_VALUE_HEARTBEAT_S (10), BENCH_VALUE_SECONDS (60). Servers: REDIS_URL, MQTT_URL (+ MQTT_USERNAME,
- * MQTT_PASSWORD) and TEMPORAL_ADDRESS when all three are set, else throw-away ones it starts itself.
- * Worker tuning as in production (WORKER_MAX_CACHED_WORKFLOWS defaults here to N + 100 so every twin
- * stays cached, which is what RSS per twin measures).
+ *   reconnect storm   BENCH_STORM devices (10,000), mirrored offline, publish `online` on their
+ *                     status topics at once: time until every one is shown online (the mirror,
+ *                     and `device:status` at a Socket.IO client subscribed to the project), and,
+ *                     as the same run's baseline, until every twin has confirmed it (the twin round
+ *                     trip: what the mirror showed before the gateway wrote ahead). Their twins are
+ *                     not running before (as after a lost twin): each is started by the signal the
+ *                     outbox relay sends it (signal-with-start), so the confirmation includes starts.
+ *   fleet             twins on the one worker up to BENCH_FLEET (100,000) or as many as its
+ *                     dev-server Temporal starts within BENCH_FLEET_LIMIT_S (600), in steps of
+ *                     BENCH_FLEET_STEP (2,500): the worker's
+ *                     RSS at each step (flat beyond its workflow cache, WORKER_MAX_CACHED_WORKFLOWS),
+ *                     the start rate, and the lateness of a sample of heartbeat timers (twins
+ *                     evicted from the cache, brought back by their timer).
+ *   actions           BENCH_VALUE_DEVICES (20) online devices sending 1 value/s over MQTT through
+ *                     the gateway, heartbeat BENCH_HEARTBEAT_S (10 s), for BENCH_VALUE_PERIODS (6)
+ *                     periods: Temporal actions per device per heartbeat period, counted from the
+ *                     histories and the pending activities' attempts (bench/support/twin-actions.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { loadConfig } from '../common/config';
-import { twinWorkflowId } from '../common/contracts';
-import { createLogger } from '../common/logger';
-import { createMqttClient, mqttConnected } from '../common/mqtt';
+import { io, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, DeviceStatusEvent, ServerToClientEvents } from '../common/contracts';
 import { createRedis, type Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../gateway/twin-client';
-import { createTwinWorker } from '../workers/create-worker';
-import { activitySignal } from '../workflows/device-twin';
-import { startBackends } from './support/backends';
+import { createAccount } from './support/api';
+import { startBackends, type Backends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { envInt } from './support/env';
 import { machineLine } from './support/machine';
-import { printRows } from './support/stats';
+import { closeFleet, connectFleet } from './support/mqtt-fleet';
+import { GATEWAY_ENTRY } from './support/paths';
+import { rssBytes } from './support/rss';
+import { startService, startWorker } from './support/service-process';
+import { printRows, summarize } from './support/stats';
+import { ACTION_KINDS, actionsInWindow, pendingAttempts, total, type ActionCount } from './support/twin-actions';
+
+const TOPIC_ROOT = 'bench';
+const TASK_QUEUE = 'device-twins';
+/** Twins of the storm and the fleet: a heartbeat longer than the bench, so they cost nothing once online. */
+const QUIET_HEARTBEAT_S = 36_000;
 
 /** Runs `task` over `items`, `lanes` at a time. */
 async function pool<T>(items: readonly T[], lanes: number, task: (item: T, index: number) => Promise<unknown>): Promise<void> {
@@ -48,237 +59,244 @@ async function pool<T>(items: readonly T[], lanes: number, task: (item: T, index
   );
 }
 
-async function waitUntil(what: string, check: () => Promise<boolean>, capMs: number, everyMs = 100): Promise<void> {
-  const until = Date.now() + capMs;
+async function fields(redis: Redis, ids: readonly string[], field: string): Promise<(string | null)[]> {
+  const out: (string | null)[] = [];
+  for (let i = 0; i < ids.length; i += 5000) {
+    const pipeline = redis.pipeline();
+    for (const id of ids.slice(i, i + 5000)) pipeline.hget(keys.deviceState(id), field);
+    out.push(...((await pipeline.exec()) ?? []).map(([, v]) => (v as string | null) ?? null));
+  }
+  return out;
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, capMs: number, everyMs = 100): Promise<number> {
+  const t0 = Date.now();
   while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what}: not reached within ${capMs / 1000} s`);
+    if (Date.now() - t0 > capMs) throw new Error(`${what}: not reached within ${capMs / 1000} s`);
     await delay(everyMs);
   }
+  return Date.now() - t0;
 }
 
-async function statusesOf(redis: Redis, deviceIds: readonly string[]): Promise<(string | null)[]> {
-  const pipeline = redis.pipeline();
-  for (const id of deviceIds) pipeline.hget(keys.deviceState(id), 'status');
-  return ((await pipeline.exec()) ?? []).map(([, v]) => (v as string | null) ?? null);
-}
-
-async function createDeviceHashes(redis: Redis, projectId: string, count: number): Promise<string[]> {
+/** Device hashes in Redis (as the API writes them); `offlineSince`: with a mirror that shows them offline since then. */
+async function createDeviceHashes(redis: Redis, projectId: string, count: number, offlineSince?: string): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
-  const pipeline = redis.pipeline();
-  for (const id of ids) pipeline.hset(keys.device(id), { id, projectId, name: 'bench twin', createdAt: new Date().toISOString() });
-  await pipeline.exec();
+  for (let i = 0; i < ids.length; i += 5000) {
+    const pipeline = redis.pipeline();
+    for (const id of ids.slice(i, i + 5000)) {
+      pipeline.hset(keys.device(id), { id, projectId, name: 'bench twin', createdAt: new Date().toISOString() });
+      if (offlineSince) pipeline.hset(keys.deviceState(id), { status: 'offline', statusChangedAt: offlineSince });
+    }
+    await pipeline.exec();
+  }
   return ids;
 }
 
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const perSecond = (count: number, ms: number): string => `${Math.round((count * 1000) / ms)}/s`;
-
-/** Temporal actions (as billed: starts, signals, updates, activity tasks, timers) in a time window. */
-async function actionsInWindow(client: Client, deviceId: string, from: number, to: number) {
-  const history = await client.workflow.getHandle(twinWorkflowId(deviceId)).fetchHistory();
-  const counts = { start: 0, signal: 0, update: 0, activity: 0, timer: 0, workflowTasks: 0 };
-  for (const event of history.events ?? []) {
-    const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
-    if (at < from || at > to) continue;
-    if (event.workflowExecutionStartedEventAttributes) counts.start += 1;
-    if (event.workflowExecutionSignaledEventAttributes) counts.signal += 1;
-    if (event.workflowExecutionUpdateAcceptedEventAttributes) counts.update += 1;
-    if (event.activityTaskScheduledEventAttributes) counts.activity += 1;
-    if (event.timerStartedEventAttributes) counts.timer += 1;
-    if (event.workflowTaskCompletedEventAttributes) counts.workflowTasks += 1;
-  }
-  return counts;
+/** Starts the twins of `ids` (start calls, 32 at a time) and waits until each has bootstrapped (its mirror has a status). */
+async function startTwins(redis: Redis, twins: TwinClient, projectId: string, ids: readonly string[], capMs: number) {
+  const t0 = Date.now();
+  await pool(ids, 32, (id) => twins.start(id, projectId));
+  const calledMs = Date.now() - t0;
+  await waitUntil('twins bootstrapped', async () => (await fields(redis, ids, 'status')).every((s) => s !== null), capMs, 500);
+  return { calledMs, readyMs: Date.now() - t0 };
 }
 
-/**
- * Plays the gateway's hot path for one device at `rate` values per second: one pipeline writes
- * lastSeen and the pin and reads the mirrored status; only when that is not `online` does it wake
- * the twin, at most once per 5 s (the deduplication the gateway does with a Redis NX key).
- */
-function valueStream(redis: Redis, twins: TwinClient, projectId: string, deviceId: string, rate: number): () => void {
-  let value = 0;
-  let stopped = false;
-  const tick = async (): Promise<void> => {
-    const updatedAt = new Date().toISOString();
-    value += 1;
-    const results = await redis
-      .pipeline()
-      .hset(keys.deviceState(deviceId), 'lastSeen', updatedAt)
-      .hset(keys.devicePins(deviceId), 'V1', JSON.stringify({ value: String(value), updatedAt }))
-      .hget(keys.deviceState(deviceId), 'status')
-      .exec();
-    if (results?.[2]?.[1] === 'online') return;
-    if ((await redis.set(`bench:wake:${deviceId}`, '1', 'PX', 5000, 'NX')) === 'OK') await twins.activity(deviceId, projectId, updatedAt, 'V1');
-  };
-  const timer = setInterval(() => {
-    if (!stopped) tick().catch((err: unknown) => process.stderr.write(`value stream: ${String(err)}\n`));
-  }, 1000 / rate);
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const perSecond = (count: number, ms: number): string => `${Math.round((count * 1000) / ms)}/s`;
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+interface Run {
+  backends: Backends;
+  cleanup: Cleanup;
+  redis: Redis;
+  client: Client;
+  quiet: TwinClient;
+  baseUrl: string;
+  token: string;
+  projectId: string;
+  workerPid: number;
+  cacheSize: number;
+}
+
+/** Item 2: every storm device's first `device:status` online at one Socket.IO client, the mirror, and the twins' confirmation. */
+async function reconnectStorm(run: Run, count: number, confirmCapMs: number): Promise<string[]> {
+  const ids = await createDeviceHashes(run.redis, run.projectId, count, new Date(Date.now() - 3_600_000).toISOString());
+
+  const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(run.baseUrl, {
+    path: '/socket.io',
+    auth: { token: run.token },
+    transports: ['websocket'],
+    reconnection: false,
+  });
+  run.cleanup.add('socket.io client', async () => void socket.close());
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('connect_error', reject);
+  });
+  const ack = await socket.timeout(10_000).emitWithAck('subscribe', { projectId: run.projectId });
+  if (!ack.success) throw new Error(`subscribe refused: ${ack.error.code}`);
+  const shown = new Set<string>();
+  let lastEventAt = 0;
+  socket.on('device:status', (e: DeviceStatusEvent) => {
+    if (e.status !== 'online' || shown.has(e.deviceId)) return;
+    shown.add(e.deviceId);
+    lastEventAt = Date.now();
+  });
+
+  const fleet = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 8 });
+  const t0 = Date.now();
+  await pool(ids, 256, (id, i) => (fleet[i % fleet.length] as (typeof fleet)[number]).publishAsync(`${TOPIC_ROOT}/${id}/status`, 'online', { qos: 1 }));
+  const publishedMs = Date.now() - t0;
+  const mirrorMs = await waitUntil('storm: mirror shows every device online', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'), 900_000, 200);
+  const mirrorAt = t0 + mirrorMs;
+  await waitUntil('storm: device:status online for every device', async () => shown.size >= ids.length, 900_000, 100);
+  const eventsMs = lastEventAt - t0;
+  let confirmed = 0;
+  const confirmedMs = await waitUntil(
+    'storm: every twin confirmed',
+    async () => {
+      confirmed = (await fields(run.redis, ids, 'statusAhead')).filter((s) => s === null).length;
+      return confirmed === ids.length || Date.now() - mirrorAt > confirmCapMs;
+    },
+    confirmCapMs + 60_000,
+    500,
+  );
+  await closeFleet(fleet);
+  socket.close();
+  const confirmedAt = mirrorAt + confirmedMs;
+  const confirmation =
+    confirmed === ids.length
+      ? `all after ${secs(confirmedAt - t0)} (${perSecond(count, confirmedAt - t0)})`
+      : `${confirmed} of ${count} after ${secs(confirmedAt - t0)} (${perSecond(confirmed, confirmedAt - t0)}; the bench stopped waiting)`;
+  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections)`, [
+    ['published', `${count} status messages in ${secs(publishedMs)}`],
+    ['shown online: mirror', `all after ${secs(mirrorMs)} (${perSecond(count, mirrorMs)})`],
+    ['shown online: device:status', `all ${shown.size} received at one Socket.IO client after ${secs(eventsMs)} (${perSecond(count, eventsMs)})`],
+    ['baseline: twins confirmed', `${confirmation}: what the mirror showed before the write ahead (twin start + signal + mirror write)`],
+    ['worker RSS', mb(rssBytes(run.workerPid))],
+  ]);
+  return ids;
+}
+
+/** Item 3: twins on one worker up to `target` (or the time limit), RSS at each step. */
+async function fleet(run: Run, already: number, target: number, limitMs: number): Promise<void> {
+  const step = envInt('BENCH_FLEET_STEP', 2500);
+  const rows: [string, string][] = [];
+  const t0 = Date.now();
+  let count = already;
+  rows.push([`${count} twins`, `worker RSS ${mb(rssBytes(run.workerPid))} (cache ${run.cacheSize})`]);
+  while (count < target && Date.now() - t0 < limitMs) {
+    const n = Math.min(step, target - count);
+    const ids = await createDeviceHashes(run.redis, run.projectId, n);
+    const started = await startTwins(run.redis, run.quiet, run.projectId, ids, 3 * limitMs);
+    count += n;
+    const row: [string, string] = [
+      `${count} twins`,
+      `worker RSS ${mb(rssBytes(run.workerPid))}; these ${n}: start calls ${perSecond(n, started.calledMs)}, bootstrapped ${perSecond(n, started.readyMs)}`,
+    ];
+    rows.push(row);
+    process.stdout.write(`fleet: ${row.join(': ')}\n`);
+  }
+  const totalMs = Date.now() - t0;
+  rows.push(['reached', `${count} twins (${count - already} started in ${secs(totalMs)}, ${perSecond(count - already, totalMs)}; limit ${secs(limitMs)})`]);
+  printRows(`\nTwins on one worker (workflow cache ${run.cacheSize})`, rows);
+}
+
+/** Item 3: actions per online device per heartbeat period, then their heartbeat timers firing (lateness). */
+async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, periods: number): Promise<void> {
+  const twins = createTwinClient({ client: run.client, taskQueue: TASK_QUEUE, heartbeatTimeoutS: heartbeatS, timeoutMs: 60_000 });
+  const ids = await createDeviceHashes(run.redis, run.projectId, devices);
+  await startTwins(run.redis, twins, run.projectId, ids, 300_000);
+  const fleetClients = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 4 });
+  let sent = 0;
+  let sending = true;
+  const publishing = (async () => {
+    while (sending) {
+      const tick = Date.now();
+      await Promise.all(
+        ids.map((id, i) => (fleetClients[i % fleetClients.length] as (typeof fleetClients)[number]).publishAsync(`${TOPIC_ROOT}/${id}/pin/V1`, String(tick), { qos: 1 })),
+      );
+      sent += ids.length;
+      await delay(Math.max(0, 1000 - (Date.now() - tick)));
+    }
+  })();
+  await waitUntil('value devices online', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'), 120_000, 200);
+  await waitUntil('value devices confirmed', async () => (await fields(run.redis, ids, 'statusAhead')).every((s) => s === null), 120_000, 200);
+  await delay(heartbeatS * 1000); // steady state: past the first watch attempt
+  const sentBefore = sent;
+  const w0 = Date.now();
+  const atStart = await Promise.all(ids.map((id) => pendingAttempts(run.client, id)));
+  await delay(periods * heartbeatS * 1000);
+  const atEnd = await Promise.all(ids.map((id) => pendingAttempts(run.client, id)));
+  const w1 = Date.now();
+  const values = sent - sentBefore;
+  sending = false;
+  await publishing;
+  const lastValueAt = Date.now();
+  const counts = await Promise.all(ids.map((id, i) => actionsInWindow(run.client, id, w0, w1, atStart[i] as Map<string, number>, atEnd[i] as Map<string, number>)));
+  const sum = counts.reduce<ActionCount>(
+    (acc, c) => Object.fromEntries(ACTION_KINDS.map((k) => [k, acc[k] + c[k]])) as unknown as ActionCount,
+    { start: 0, signal: 0, update: 0, activity: 0, timer: 0, child: 0, marker: 0, retries: 0 },
+  );
+  const windowPeriods = (w1 - w0) / (heartbeatS * 1000);
+  const per = (n: number): string => (n / devices / windowPeriods).toFixed(2);
+
+  // Silence: each device's twin takes it offline at lastSeen + timeout; how late, with the worker's cache full of the fleet.
+  const offlineMs = await waitUntil('value devices offline', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'offline'), heartbeatS * 1000 + 120_000, 200);
+  const [seen, changed] = await Promise.all([fields(run.redis, ids, 'lastSeen'), fields(run.redis, ids, 'statusChangedAt')]);
+  const lateness = ids.map((_, i) => Date.parse(changed[i] ?? '') - (Date.parse(seen[i] ?? '') + heartbeatS * 1000));
+  const late = summarize(lateness);
+  await closeFleet(fleetClients);
+  printRows(`\nTemporal actions: ${devices} online devices, 1 value/s each over MQTT, heartbeat ${heartbeatS} s, ${windowPeriods.toFixed(1)} periods`, [
+    ['values in the window', `${values} (${(values / devices / windowPeriods).toFixed(1)} per device per period)`],
+    ['actions per device per period', `${per(total(sum))} (${ACTION_KINDS.map((k) => `${k} ${per(sum[k])}`).join(', ')})`],
+    ['actions per value', (total(sum) / Math.max(1, values)).toFixed(4)],
+    ['heartbeat timers (lateness)', `offline at lastSeen + ${heartbeatS} s: p50 ${late.p50.toFixed(0)} ms, p99 ${late.p99.toFixed(0)} ms, max ${late.max.toFixed(0)} ms (all ${devices} offline ${secs(lastValueAt + offlineMs - lastValueAt)} after the last value)`],
+  ]);
 }
 
 async function bench(cleanup: Cleanup): Promise<void> {
-  const n = envInt('BENCH_TWINS', 1000);
-  const signalsOne = envInt('BENCH_SIGNALS_ONE', 2000);
-  const signalsMany = envInt('BENCH_SIGNALS_MANY', 5000);
-  const valueDevices = envInt('BENCH_VALUE_DEVICES', 5);
-  const valueHeartbeatS = envInt('BENCH_VALUE_HEARTBEAT_S', 10);
-  const valueSeconds = envInt('BENCH_VALUE_SECONDS', 60);
-  process.stdout.write(`${machineLine()}\ntwins: ${n}\n`);
+  const stormCount = envInt('BENCH_STORM', 10_000);
+  const fleetTarget = envInt('BENCH_FLEET', 100_000);
+  const fleetLimitMs = envInt('BENCH_FLEET_LIMIT_S', 600) * 1000;
+  const valueDevices = envInt('BENCH_VALUE_DEVICES', 20);
+  const heartbeatS = envInt('BENCH_HEARTBEAT_S', 10);
+  const periods = envInt('BENCH_VALUE_PERIODS', 6);
+  const cacheSize = envInt('WORKER_MAX_CACHED_WORKFLOWS', 1000);
+  process.stdout.write(`${machineLine()}\n`);
 
-  const own = !(process.env.REDIS_URL && process.env.MQTT_URL && process.env.TEMPORAL_ADDRESS);
-  const servers = own
-    ? await startBackends(cleanup).then((b) => ({
-        REDIS_URL: b.redisUrl,
-        MQTT_URL: b.mqttUrl,
-        MQTT_USERNAME: b.mqttUsername,
-        MQTT_PASSWORD: b.mqttPassword,
-        TEMPORAL_ADDRESS: b.temporalAddress,
-      }))
-    : {};
-  const config = loadConfig({
-    ...process.env,
-    ...servers,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    WORKER_MAX_CACHED_WORKFLOWS: process.env.WORKER_MAX_CACHED_WORKFLOWS ?? String(n + valueDevices * 2 + 100),
-  });
-  const address = config.TEMPORAL_ADDRESS as string;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-
-  const redis = createRedis(config.REDIS_URL, 'bench-twins');
+  const backends = await startBackends(cleanup);
+  const worker = await startWorker(backends, cleanup, { WORKER_MAX_CACHED_WORKFLOWS: String(cacheSize), MQTT_TOPIC_ROOT: TOPIC_ROOT });
+  const gateway = await startService(
+    backends,
+    cleanup,
+    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: 'bench-twins', CREDENTIAL_KEY: randomBytes(32).toString('hex'), DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S) },
+    { entry: GATEWAY_ENTRY, name: 'gateway' },
+  );
+  const redis = createRedis(backends.redisUrl, 'bench-twins');
   cleanup.add('redis', async () => void (await redis.quit()));
-  const mqtt = createMqttClient(config, 'bench-twins');
-  cleanup.add('mqtt', async () => void (await mqtt.endAsync()));
-  await mqttConnected(mqtt);
-  const nativeConnection = await NativeConnection.connect({ address });
-  cleanup.add('worker connection', () => nativeConnection.close());
-  const taskQueue = `bench-twins-${randomUUID().slice(0, 8)}`;
-  const logger = createLogger(config.LOG_LEVEL, 'bench-twins');
-  const worker = await createTwinWorker({ config, connection: nativeConnection, redis, mqtt, logger, taskQueue });
-  const running = worker.run();
-  cleanup.add('worker', async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running;
-  });
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ address: backends.temporalAddress });
   cleanup.add('client connection', () => connection.close());
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const twins = createTwinClient({ client, taskQueue, heartbeatTimeoutS: 3600, timeoutMs: 60_000 });
-  const projectId = randomUUID();
-  await delay(2000);
-
-  // ---- Start N twins -------------------------------------------------------------------------
-  const rssBefore = process.memoryUsage().rss;
-  const ids = await createDeviceHashes(redis, projectId, n);
-  const t0 = Date.now();
-  await pool(ids, 32, (id) => twins.start(id, projectId));
-  const startedMs = Date.now() - t0;
-  await waitUntil('every twin bootstrapped', async () => (await statusesOf(redis, ids)).every((s) => s === 'offline'), 600_000, 200);
-  const readyMs = Date.now() - t0;
-  await delay(3000);
-  const rssAfter = process.memoryUsage().rss;
-
-  // ---- Every twin online: a status change each ----------------------------------------------
-  const t1 = Date.now();
-  await pool(ids, 32, (id) => twins.status(id, projectId, 'online', new Date().toISOString()));
-  await waitUntil('every twin online', async () => (await statusesOf(redis, ids)).every((s) => s === 'online'), 600_000, 200);
-  const onlineMs = Date.now() - t1;
-
-  // ---- Signals through one twin ----------------------------------------------------------------
-  const one = ids[0] as string;
-  const oneHandle = client.workflow.getHandle(twinWorkflowId(one));
-  const oneBefore = (await twins.state(one))?.stats.signals ?? 0;
-  const base = Date.now();
-  const t2 = Date.now();
-  await pool(
-    Array.from({ length: signalsOne }, (_, i) => i),
-    8,
-    (i) => oneHandle.signal(activitySignal, { at: new Date(base + i).toISOString() }),
-  );
-  const oneSentMs = Date.now() - t2;
-  await waitUntil('one twin applied its signals', async () => ((await twins.state(one))?.stats.signals ?? 0) >= oneBefore + signalsOne, 600_000, 50);
-  const oneAppliedMs = Date.now() - t2;
-
-  // ---- Signals spread over all twins -----------------------------------------------------------
-  const expected = new Map<string, number>();
-  for (const id of ids) expected.set(id, ((await twins.state(id))?.stats.signals ?? 0));
-  const t3 = Date.now();
-  await pool(
-    Array.from({ length: signalsMany }, (_, i) => i),
-    32,
-    async (i) => {
-      const id = ids[i % ids.length] as string;
-      expected.set(id, (expected.get(id) ?? 0) + 1);
-      await client.workflow.getHandle(twinWorkflowId(id)).signal(activitySignal, { at: new Date().toISOString() });
-    },
-  );
-  const manySentMs = Date.now() - t3;
-  await waitUntil(
-    'all twins applied their signals',
-    async () => {
-      let done = true;
-      await pool(ids, 32, async (id) => {
-        if (((await twins.state(id))?.stats.signals ?? 0) < (expected.get(id) ?? 0)) done = false;
-      });
-      return done;
-    },
-    600_000,
-    200,
-  );
-  const manyAppliedMs = Date.now() - t3;
-
-  const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-  const sentApplied = (count: number, sentMs: number, appliedMs: number): string =>
-    `${count} sent in ${secs(sentMs)} (${perSecond(count, sentMs)}), ` +
-    `applied after ${secs(appliedMs)} (${perSecond(count, appliedMs)})`;
-  const perTwinKb = ((rssAfter - rssBefore) / n / 1024).toFixed(0);
-  printRows('\nTwins on one worker', [
-    ['twins started', `${n} start calls in ${secs(startedMs)} (${perSecond(n, startedMs)})`],
-    ['twins bootstrapped', `all mirrors written after ${secs(readyMs)} (${perSecond(n, readyMs)})`],
-    ['worker RSS', `${mb(rssBefore)} before, ${mb(rssAfter)} with ${n} twins cached: ${perTwinKb} KB per twin`],
-    ['status changes', `${n} twins online in ${secs(onlineMs)} (${perSecond(n, onlineMs)}; signal + mirror write + event)`],
-    ['signals, one twin', sentApplied(signalsOne, oneSentMs, oneAppliedMs)],
-    ['signals, all twins', sentApplied(signalsMany, manySentMs, manyAppliedMs)],
-  ]);
-
-  // ---- Temporal actions of devices sending values --------------------------------------------
-  const valueTwins = createTwinClient({ client, taskQueue, heartbeatTimeoutS: valueHeartbeatS });
-  const fast = await createDeviceHashes(redis, projectId, valueDevices);
-  const slow = await createDeviceHashes(redis, projectId, valueDevices);
-  await pool([...fast, ...slow], 16, (id) => valueTwins.start(id, projectId));
-  const stops = [
-    ...fast.map((id) => valueStream(redis, valueTwins, projectId, id, 10)),
-    ...slow.map((id) => valueStream(redis, valueTwins, projectId, id, 1)),
-  ];
-  cleanup.add('value streams', async () => stops.forEach((stop) => stop()));
-  await waitUntil('value devices online', async () => (await statusesOf(redis, [...fast, ...slow])).every((s) => s === 'online'), 60_000);
-  await delay((valueHeartbeatS + 1) * 1000); // past the first check-back: steady state
-  const w0 = Date.now();
-  await delay(valueSeconds * 1000);
-  const w1 = Date.now();
-  stops.forEach((stop) => stop());
-
-  const perMinute = async (group: string[]) => {
-    const totals: Record<string, number> = {};
-    for (const id of group) {
-      for (const [k, v] of Object.entries(await actionsInWindow(client, id, w0, w1))) totals[k] = (totals[k] ?? 0) + v;
-    }
-
-    const scale = 60_000 / (w1 - w0) / group.length;
-    const actions = ['start', 'signal', 'update', 'activity', 'timer'].reduce((sum, k) => sum + (totals[k] ?? 0), 0) * scale;
-    const detail = ['signal', 'activity', 'timer'].map((k) => `${k} ${((totals[k] ?? 0) * scale).toFixed(1)}`).join(', ');
-    return { actions, line: `${actions.toFixed(1)} actions/device/min (${detail}; workflow tasks ${((totals.workflowTasks ?? 0) * scale).toFixed(1)})` };
+  const client = new Client({ connection });
+  const quiet = createTwinClient({ client, taskQueue: TASK_QUEUE, heartbeatTimeoutS: QUIET_HEARTBEAT_S, timeoutMs: 60_000, sendTimeoutMs: 60_000 });
+  const account = await createAccount(gateway.baseUrl);
+  const run: Run = {
+    backends,
+    cleanup,
+    redis,
+    client,
+    quiet,
+    baseUrl: gateway.baseUrl,
+    token: account.token,
+    projectId: account.projectId,
+    workerPid: worker.pid,
+    cacheSize,
   };
-  const fastFigures = await perMinute(fast);
-  const slowFigures = await perMinute(slow);
-  const at60 = (fastFigures.actions * valueHeartbeatS) / 60;
-  printRows(`\nTemporal actions, heartbeat ${valueHeartbeatS} s, over ${valueSeconds} s, ${valueDevices} devices per rate`, [
-    ['10 values/s', fastFigures.line],
-    ['1 value/s', slowFigures.line],
-    ['at DEVICE_HEARTBEAT_TIMEOUT_S=60', `~${at60.toFixed(1)} actions/device/min (one check-back per timeout, whatever the value rate)`],
-  ]);
+  process.stdout.write(`worker RSS at start: ${mb(rssBytes(worker.pid))}\n`);
+
+  const storm = await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000);
+  await fleet(run, storm.length, fleetTarget, fleetLimitMs);
+  await actionsAndTimers(run, valueDevices, heartbeatS, periods);
 }
 
 void runBench('twins', bench);

@@ -53,7 +53,11 @@ const alarmEdge = z.object({
   }),
 }) satisfies z.ZodType<AlarmEdgeIntent>;
 
+/** The gateway showed a device online ahead of its twin (gateway/status-ahead.ts): the twin takes it as activity and confirms. */
+const twinOnline = z.object({ deviceId: z.string().min(1), projectId: z.string().min(1), at: z.string().min(1), pin: z.string().optional() });
+
 const intentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('twin-online'), payload: twinOnline }),
   z.object({ type: z.literal('alarm-edge'), payload: alarmEdge }),
   z.object({ type: z.literal('notification'), payload: notificationRecord }),
   z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),

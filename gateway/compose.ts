@@ -21,6 +21,7 @@ import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { startOutboxRelay } from './outbox/relay';
 import { createSettler } from './settle';
+import { createStatusAhead } from './status-ahead';
 import { createTwinClient } from './twin-client';
 
 /** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
@@ -90,10 +91,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   });
   metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
+  const statusAhead = createStatusAhead({ redis, emit: createRoomEmitter(redis), logger, outbox });
   const ingest = createIngest({
     redis,
     mqtt,
-    twins,
+    statusAhead,
     emit: createRoomEmitter(redis),
     rules,
     outbox,
@@ -111,6 +113,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     redis,
     ingest: meteredIngest(ingest, metrics, 'mqtt'),
     twins,
+    statusAhead,
     logger,
     metrics,
     topicRoot: config.MQTT_TOPIC_ROOT,

@@ -16,7 +16,10 @@ export interface StatusWrite {
 
 /**
  * Writes status, statusChangedAt, lastSeen (which only moves forward) and the disconnect reason
- * (kept while offline); going offline clears the wake marker. Returns the lastSeen now stored, or `written: false` when the device is gone.
+ * (kept while offline); going offline clears the wake marker; an `online` written ahead by the
+ * gateway is confirmed (or corrected). Returns the lastSeen now stored and the device's next event
+ * sequence number when the status changed (`seq` 0: the mirror already said so, no `device:status`
+ * is due), or `written: false` when the device is gone.
  */
 export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null; seq: number }> {
   const [written, seen, seq] = (await WRITE_STATUS(
@@ -25,4 +28,39 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
     [req.status, req.statusChangedAt, req.lastSeen ?? '', req.status === 'offline' ? (req.disconnectReason ?? '') : ''],
   )) as [number, string, number];
   return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
+}
+
+/** The gateway's write ahead of the twin, with the twin's signal as an outbox intent (write-status-ahead-3.lua). */
+const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-3');
+
+export interface StatusAhead {
+  /** `online` was written (marked `statusAhead` until the twin confirms it) and the twin's intent with it. */
+  written: boolean;
+  /** The mirror's status after the call ('' when it has none). */
+  status: string;
+  lastSeen: string | null;
+  /** The `device:status` event's sequence number when written, else 0. */
+  seq: number;
+  /** The device's project ('' when the device is gone). */
+  projectId: string;
+}
+
+/**
+ * Activity from a device at `at` (a status `online`, or a value on `pin`): moves lastSeen forward
+ * and, unless the mirror shows online already or changed status at or after `at`, writes `online`
+ * ahead of the twin and the `twin-online` intent to `outbox` in the same step (`always`: the intent
+ * also when the mirror shows online). Nothing is written
+ * for a device that is gone (`written: false`, status '').
+ */
+export async function writeStatusAhead(
+  redis: Redis,
+  input: { deviceId: string; at: string; pin?: string; outbox: string; /** Tell the twin even when the mirror shows online (a status `online`). */ always?: boolean },
+): Promise<StatusAhead> {
+  const reply = (await WRITE_STATUS_AHEAD(
+    redis,
+    [keys.device(input.deviceId), keys.deviceState(input.deviceId), input.outbox],
+    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : ''],
+  )) as [number, string, string, number, string];
+  const [written, status, seen, seq, projectId] = reply;
+  return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq), projectId };
 }

@@ -19,8 +19,16 @@ export interface TwinWorkerOptions {
 }
 
 /**
+ * Twins kept in the worker's workflow cache (WORKER_MAX_CACHED_WORKFLOWS when unset). A cached twin
+ * costs about 250 KB of RSS; an evicted one costs the worker nothing and comes back, replaying its
+ * (bounded) history, on its next timer, watch result or message. So the worker's memory is bounded
+ * by this, not by the number of twins (docs/operations.md, docs/benchmarks.md "twins").
+ */
+export const DEFAULT_CACHED_TWINS = 2000;
+
+/**
  * The worker that runs the device twins and their activities. Tuning comes from the
- * environment: WORKER_MAX_CACHED_WORKFLOWS (sticky cache size; SDK default when unset),
+ * environment: WORKER_MAX_CACHED_WORKFLOWS (sticky cache size; DEFAULT_CACHED_TWINS when unset),
  * WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS; SHUTDOWN_GRACE_MS
  * bounds how long shutdown waits for running activities.
  */
@@ -47,7 +55,7 @@ export async function createTwinWorker(options: TwinWorkerOptions): Promise<Work
         logger: temporalLogger(logger.child({ component: 'workflow-bundler' }), true),
       })),
     activities,
-    ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS ?? DEFAULT_CACHED_TWINS,
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     shutdownGraceTime: config.SHUTDOWN_GRACE_MS,

@@ -17,6 +17,7 @@ import {
   defineSignal,
   defineUpdate,
   log,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -89,6 +90,22 @@ const answering = proxyActivities<TwinActivities>({
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
 });
 
+/**
+ * The liveness watch (awaitSilence): retried for as long as the device is heard from, each retry
+ * delayed by the activity itself until the next heartbeat deadline, so it never gives up; a Redis
+ * that is down is retried with this policy's backoff.
+ */
+const watching = proxyActivities<TwinActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/**
+ * Runs started before this patch time the heartbeat with a timer and a readLastSeen activity
+ * (2 Temporal actions per heartbeat period); runs after it with the liveness watch (1).
+ */
+export const HEARTBEAT_WATCH_PATCH = 'twin-heartbeat-watch';
+
 /** Workflow time: deterministic inside the sandbox. */
 const nowMs = (): number => new Date().getTime();
 
@@ -96,6 +113,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   const cfg: TwinConfig = { deviceId: input.deviceId, projectId: input.projectId, heartbeatTimeoutS: input.heartbeatTimeoutS };
   const { deviceId, projectId } = cfg;
   let s: TwinState = twin.resumeState(input.state);
+  const watched = patched(HEARTBEAT_WATCH_PATCH);
 
   /** Every step that does I/O runs here, one at a time, so mirror writes never overtake each other. */
   let chain: Promise<unknown> = Promise.resolve();
@@ -174,7 +192,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     s = received.state;
     if (received.warning) log.warn(received.warning, { deviceId });
     const step: twin.TwinStep | null = received.step;
-    return step ? exclusive(() => apply(twin.decideStep(s, step))) : undefined;
+    return step ? exclusive(() => apply(twin.decideStep(s, step, watched))) : undefined;
   }
 
   async function start(): Promise<void> {
@@ -190,12 +208,31 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
 
   /** A timer fired: read what the gateway recorded, then re-arm or act. */
   async function checkBack(): Promise<void> {
-    const plan: twin.CheckBackPlan | null = twin.planCheckBack(s, cfg, nowMs());
+    const plan: twin.CheckBackPlan | null = twin.planCheckBack(s, cfg, nowMs(), watched);
     if (!plan) return;
     const seen = await durable.readLastSeen(
       plan.alarmRuleIds.length > 0 ? { deviceId, pins: plan.pins, alarms: plan.alarmRuleIds } : { deviceId, pins: plan.pins },
     );
     await apply(twin.checkedBack(s, cfg, plan, seen, nowMs()));
+  }
+
+  /** The running liveness watch, and whether its result is being applied (continue-as-new waits for that). */
+  let watch: Promise<void> | null = null;
+  let watchApplying = false;
+  const watchDue = (): boolean => watched && watch === null && twin.watchWanted(s);
+  function startWatch(): void {
+    const since = s.lastSeen ?? s.statusChangedAt ?? twin.isoOf(nowMs());
+    watch = watching
+      .awaitSilence({ deviceId, heartbeatTimeoutS: cfg.heartbeatTimeoutS, since })
+      .then((seen) => {
+        watchApplying = true;
+        return exclusive(() => apply(twin.watchEnded(s, cfg, seen, nowMs())));
+      })
+      .catch((err: unknown) => log.warn('liveness watch failed; a new one starts', { deviceId, error: String(err) }))
+      .finally(() => {
+        watch = null;
+        watchApplying = false;
+      });
   }
 
   const rejectBadLockRequest = (req: UnlockInput): void => {
@@ -263,8 +300,9 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   const dueToContinue = (): boolean => twin.continueAsNewDue(s, workflowInfo());
   await starting;
   while (s.ending === null) {
+    if (watchDue()) startWatch();
     const t = nowMs();
-    const deadline = twin.nextDeadline(s, cfg, t);
+    const deadline = twin.nextDeadline(s, cfg, t, watched);
     if (deadline !== null && deadline <= t) {
       await exclusive(checkBack);
       continue;
@@ -277,9 +315,9 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
       wakeAt = wakeAt === null ? lullAt : Math.min(wakeAt, lullAt);
     }
     const wake = (): boolean => {
-      if (s.ending !== null || s.run.messages >= twin.RUN_MESSAGE_HARD_LIMIT) return true;
+      if (s.ending !== null || s.run.messages >= twin.RUN_MESSAGE_HARD_LIMIT || watchDue()) return true;
       if (!continuing && dueToContinue()) return true;
-      const next = twin.nextDeadline(s, cfg, nowMs());
+      const next = twin.nextDeadline(s, cfg, nowMs(), watched);
       return next !== null && (wakeAt === null || next < wakeAt);
     };
     if (wakeAt === null) await condition(wake);
@@ -288,7 +326,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
 
   // Let running handlers (and the I/O they queued) finish before the run ends.
   if (s.ending === null) {
-    await condition(() => allHandlersFinished() || s.ending !== null);
+    await condition(() => (allHandlersFinished() && !watchApplying) || s.ending !== null);
     if (s.ending === null) await continueAsNew<typeof deviceTwin>({ ...cfg, state: twin.carryOver(s) });
   }
   await condition(allHandlersFinished, '1 minute');

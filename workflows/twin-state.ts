@@ -27,6 +27,8 @@ export interface ActivityInput {
   at: string;
   /** The pin it was for, if any. */
   pin?: string;
+  /** The gateway writes the mirror online ahead of the twin once this signal is accepted (docs/architecture.md). */
+  ahead?: boolean;
 }
 
 /** The device's status topic or its Last Will. */
@@ -35,6 +37,8 @@ export interface StatusInput {
   at: string;
   /** For `offline`: whether the device said so itself or its Last Will did (absent: a status message). */
   reason?: Exclude<DisconnectReason, 'timeout'>;
+  /** `online` only: the gateway writes the mirror online ahead of the twin once this signal is accepted. */
+  ahead?: boolean;
 }
 
 /** The device's info topic. Absent fields stay as they were; `at`, when given, also counts as activity. */
@@ -179,7 +183,7 @@ export interface Decision {
 
 /** Work a message queues behind the twin's running steps: decided when its turn comes. */
 export type TwinStep =
-  | { kind: 'activityAt'; at: string }
+  | { kind: 'activityAt'; at: string; ahead?: boolean }
   | { kind: 'offlineAt'; at: string; reason?: Exclude<DisconnectReason, 'timeout'> }
   | { kind: 'healMirror' }
   | { kind: 'info'; changes: DeviceInfoFields; at: string | null }
@@ -308,10 +312,15 @@ export function withRules(s: TwinState, rules: TwinRule[], now: number): TwinSta
 
 // ---- Start -----------------------------------------------------------------------------------
 
-/** A twin starting fresh takes what the mirror holds; a device without a status gets one written. */
+/**
+ * A twin starting fresh takes what the mirror holds; a device without a status gets one written.
+ * An `online` the gateway wrote ahead (`statusAhead`) is not the twin's yet: the twin makes it its
+ * own transition (mirror confirmed, online rules, kept commands), as the signal behind it would have.
+ */
 export function bootstrapped(s: TwinState, boot: BootstrapResult, now: number): Decision {
   const m = boot.mirror;
-  const status = m.status ?? 'offline';
+  const ahead = m.status === 'online' && m.statusAhead === true;
+  const status = ahead ? 'offline' : (m.status ?? 'offline');
   let lastSeen = later(s.lastSeen, m.lastSeen);
   if (status === 'online' && lastSeen === null) lastSeen = m.statusChangedAt ?? isoOf(now);
   let next: TwinState = {
@@ -328,6 +337,7 @@ export function bootstrapped(s: TwinState, boot: BootstrapResult, now: number): 
     locks: Object.fromEntries(boot.locks.map((l) => [l.pin, l])),
   };
   next = withRules(next, boot.rules, now);
+  if (boot.exists && ahead) return transition({ ...next, offlineSince: null }, 'online', m.statusChangedAt ?? isoOf(now));
   if (boot.exists && m.status === null) {
     return { state: { ...next, statusChangedAt: isoOf(now) }, effects: [{ kind: 'writeStatus' }] };
   }
@@ -372,7 +382,7 @@ export function receiveActivity(s0: TwinState, input: Partial<ActivityInput> | u
   let next = seenAt(s, at);
   const pin = canonicalPin(input.pin);
   if (pin) next = { ...next, pinActivity: { ...next.pinActivity, [pin]: later(next.pinActivity[pin] ?? null, at) ?? at } };
-  if (next.status === 'offline') return { state: next, step: { kind: 'activityAt', at } };
+  if (next.status === 'offline') return { state: next, step: input.ahead ? { kind: 'activityAt', at, ahead: true } : { kind: 'activityAt', at } };
   if (next.bootstrapped && now - next.mirroredAt >= MIRROR_HEAL_INTERVAL_MS) {
     return { state: { ...next, mirroredAt: now }, step: { kind: 'healMirror' } };
   }
@@ -385,7 +395,10 @@ export function receiveStatus(s0: TwinState, input: Partial<StatusInput> | undef
   if ((input?.status !== 'online' && input?.status !== 'offline') || !isTime(input.at)) {
     return { state: s, step: null, warning: 'status signal with a bad payload ignored' };
   }
-  if (input.status === 'online') return { state: seenAt(s, input.at), step: { kind: 'activityAt', at: input.at } };
+  if (input.status === 'online') {
+    const step: TwinStep = input.ahead ? { kind: 'activityAt', at: input.at, ahead: true } : { kind: 'activityAt', at: input.at };
+    return { state: seenAt(s, input.at), step };
+  }
   return { state: s, step: { kind: 'offlineAt', at: input.at, reason: input.reason === 'last will' ? 'last will' : 'status message' } };
 }
 
@@ -476,13 +489,27 @@ function activityAt(s: TwinState, at: string): Decision {
   return transition(s, 'online', at);
 }
 
-export function decideStep(s: TwinState, step: TwinStep): Decision {
+/**
+ * A step's decision when its turn comes. `aheadAware` (runs after the heartbeat-watch patch, whose
+ * gateway writes `online` ahead): an offline later than the twin's own offline moves it forward and
+ * is written, so activity from before it, queued in the outbox, does not bring the device back and
+ * an `online` written ahead of that activity is put right.
+ */
+export function decideStep(s: TwinState, step: TwinStep, aheadAware = false): Decision {
   switch (step.kind) {
-    case 'activityAt':
-      return activityAt(s, step.at);
+    case 'activityAt': {
+      const decision = activityAt(s, step.at);
+      // The gateway may have written the mirror online ahead: a twin that stays offline puts its own status back.
+      if (step.ahead && decision.state.status !== 'online') return { state: decision.state, effects: [...decision.effects, { kind: 'writeStatus' }] };
+      return decision;
+    }
     case 'offlineAt': {
       const statusAt = msOf(s.statusChangedAt);
       if (statusAt !== null && (msOf(step.at) ?? 0) < statusAt) return { state: s, effects: [] }; // older than the last change
+      if (aheadAware && s.status === 'offline') {
+        const reason = step.reason ?? 'status message';
+        return { state: { ...s, statusChangedAt: step.at, offlineSince: msOf(step.at), disconnectReason: reason }, effects: [{ kind: 'writeStatus' }] };
+      }
       return transition(s, 'offline', step.at, step.reason ?? 'status message');
     }
     case 'healMirror':
@@ -545,10 +572,14 @@ function heartbeatDeadline(s: TwinState, cfg: TwinConfig, now: number): number |
   return (msOf(s.lastSeen) ?? msOf(s.statusChangedAt) ?? now) + timeoutMs(cfg);
 }
 
-/** When the twin must next check back (epoch ms), or null when nothing is timed. */
-export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number): number | null {
+/**
+ * When the twin must next check back (epoch ms), or null when nothing is timed. `watched`: the
+ * heartbeat is left to the liveness watch (an activity that retries until the device is silent),
+ * so it sets no timer.
+ */
+export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number, watched = false): number | null {
   if (s.missingSince !== null) return s.missingSince + orphanGraceMs(cfg);
-  let next = heartbeatDeadline(s, cfg, now);
+  let next = watched ? null : heartbeatDeadline(s, cfg, now);
   for (const timer of Object.values(s.noData)) {
     if (next === null || timer.checkAt < next) next = timer.checkAt;
   }
@@ -563,8 +594,8 @@ export function nextDeadline(s: TwinState, cfg: TwinConfig, now: number): number
 }
 
 /** A timer fired: what to read (last-seen times, due no_data pins), or null when nothing is due. */
-export function planCheckBack(s: TwinState, cfg: TwinConfig, now: number): CheckBackPlan | null {
-  const heartbeatDue = (heartbeatDeadline(s, cfg, now) ?? Infinity) <= now;
+export function planCheckBack(s: TwinState, cfg: TwinConfig, now: number, watched = false): CheckBackPlan | null {
+  const heartbeatDue = !watched && (heartbeatDeadline(s, cfg, now) ?? Infinity) <= now;
   const due = Object.entries(s.noData).filter(([, timer]) => timer.checkAt <= now);
   const orphanDue = s.missingSince !== null && s.missingSince + orphanGraceMs(cfg) <= now;
   const alarmsDue = Object.entries(s.alarms).filter(([, timer]) => (alarmDueAt(timer) ?? Infinity) <= now);
@@ -650,6 +681,16 @@ export function checkedBack(s0: TwinState, cfg: TwinConfig, plan: CheckBackPlan,
     effects.push(...result.effects);
   }
   return { state: { ...s, noData, alarms }, effects };
+}
+
+/** Whether a twin with the liveness watch needs one running: online, its device there, not ending. */
+export function watchWanted(s: TwinState): boolean {
+  return s.bootstrapped && s.status === 'online' && s.missingSince === null && s.ending === null;
+}
+
+/** The liveness watch ended (the device went silent, is gone, or has kept commands): decided as a heartbeat check-back. */
+export function watchEnded(s: TwinState, cfg: TwinConfig, seen: LastSeenResult, now: number): Decision {
+  return checkedBack(s, cfg, { at: now, pins: [], dueRuleIds: [], alarmRuleIds: [] }, seen, now);
 }
 
 // ---- Alarms (docs/alarms.md) ------------------------------------------------------------------

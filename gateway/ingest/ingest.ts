@@ -7,7 +7,7 @@ import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
 import { createCommandReceipts } from '../../activities/command-receipts';
 import { createPendingCommandStore } from '../../store/pending-commands';
-import type { TwinClient } from '../twin-client';
+import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
 import { importPoints, type ImportReading, type ImportResult } from '../../store/import-points';
@@ -47,7 +47,8 @@ export type IngestResult =
 export interface IngestDeps {
   redis: Redis;
   mqtt: MqttClient;
-  twins: TwinClient;
+  /** A value from a device the mirror shows offline shows it online ahead of its twin, and tells the twin (gateway/status-ahead.ts). */
+  statusAhead: StatusAhead;
   emit: EmitToRooms;
   rules: ThresholdRuleCache;
   /** The outbox stream a threshold crossing's notification is written to, in the same step as the value. */
@@ -106,7 +107,7 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  * Callers map the typed result to their own answer.
  */
 export function createIngest(deps: IngestDeps) {
-  const { redis, mqtt, twins, emit, rules, logger } = deps;
+  const { redis, mqtt, emit, rules, logger } = deps;
   const pending = createPendingCommandStore(redis);
   const receipts = createCommandReceipts(redis, emit);
   /** Work the pipeline started and does not wait for (twin wake signals). */
@@ -207,10 +208,11 @@ export function createIngest(deps: IngestDeps) {
       logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
     );
     if (stored.wake) {
+      // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
       track(
-        twins
-          .activity(input.deviceId, stored.projectId, updatedAt, pin.name)
-          .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
+        deps.statusAhead
+          .online(input.deviceId, updatedAt, pin.name)
+          .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'device not shown online ahead of its twin')),
       );
     }
     // The value is stored: a receipt Redis cannot record now is logged, and the write still

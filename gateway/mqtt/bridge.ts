@@ -7,6 +7,7 @@ import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/m
 import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
+import type { StatusAhead } from '../status-ahead';
 import type { TwinClient } from '../twin-client';
 import { startQueueProbe } from './queue-probe';
 
@@ -20,6 +21,8 @@ export interface BridgeDeps {
   redis: Redis;
   ingest: Ingest;
   twins: TwinClient;
+  /** Shows a device online ahead of its twin (reconnect storms, gateway/status-ahead.ts). */
+  statusAhead: StatusAhead;
   logger: Logger;
   metrics: Metrics;
   topicRoot: string;
@@ -77,18 +80,25 @@ export function startMqttBridge(deps: BridgeDeps) {
       await deps.ingest.acknowledge(parsed.deviceId, text.trim());
       return;
     }
-    const projectId = await projectOf(parsed.deviceId);
-    counts.handled();
-    if (!projectId) return;
     const at = new Date().toISOString();
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
-      if (status.success) {
-        const reason = status.data === 'offline' && isLastWill(userProperties) ? 'last will' : undefined;
-        await deps.twins.status(parsed.deviceId, projectId, status.data, at, reason);
+      // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/status-ahead.ts).
+      if (status.success && status.data === 'online') {
+        await deps.statusAhead.online(parsed.deviceId, at);
+        counts.handled();
+        return;
+      }
+      const projectId = await projectOf(parsed.deviceId);
+      counts.handled();
+      if (status.success && projectId) {
+        await deps.twins.status(parsed.deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
       }
       return;
     }
+    const projectId = await projectOf(parsed.deviceId);
+    counts.handled();
+    if (!projectId) return;
     let json: unknown;
     try {
       json = JSON.parse(text);

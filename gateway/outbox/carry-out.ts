@@ -8,7 +8,7 @@ import type { IntentHandler } from './carry-out-now';
 export interface IntentHandlers {
   /** Hands a notification to Temporal; a repeat of the same record must be one delivery. */
   notification: (record: NotificationRecord) => Promise<void>;
-  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end' | 'alarmEdge'>;
+  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end' | 'alarmEdge' | 'activity'>;
   broker: Pick<BrokerCredentials, 'remove'>;
   /** Pin history in PostgreSQL: a deleted device's points and rollups go. */
   history: Pick<PinSeriesStore, 'forgetDevices'>;
@@ -25,6 +25,7 @@ function unlessEnding(err: unknown): void {
  * - twin-start: starting a running twin is a no-op (USE_EXISTING);
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
  * - alarm-edge: the twin drops an edge it already has (by the edge's id);
+ * - twin-online: activity the twin already has changes nothing (the mirror was written ahead);
  * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
  *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
  *   three must succeed, or the intent is retried.
@@ -50,6 +51,11 @@ export function carryOutIntents({ notification, twins, broker, history }: Intent
           history.forgetDevices([intent.payload.deviceId]),
         ]);
         return;
+      case 'twin-online': {
+        const { deviceId, projectId, at, pin } = intent.payload;
+        await twins.activity(deviceId, projectId, at, pin, { ahead: true });
+        return;
+      }
       case 'alarm-edge':
         await twins.alarmEdge(intent.payload.deviceId, intent.payload.projectId, intent.payload.edge);
         return;

@@ -1,17 +1,35 @@
 -- The twin's status write to the mirror (store/device-mirror.ts), a no-op once the device is gone.
 -- lastSeen only moves forward (ISO 8601 UTC strings of one format compare like the times they stand for).
 -- Going offline also clears the gateway's wake marker, so the device's next message signals the
--- twin at once however recently the last wake was.
+-- twin at once however recently the last wake was. The write confirms an `online` the gateway wrote
+-- ahead (write-status-ahead-2.lua): `statusAhead` is removed; an older offline does not replace it.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 device:{id}:wake. ARGV: 1 status, 2 statusChangedAt, 3 lastSeen or '',
 -- 4 why it went offline ('' for none: the field is removed).
--- Returns {1, lastSeen or '', the device's next event sequence number (docs/realtime.md)} or {0, '', 0}.
+-- Returns {1, lastSeen or '', seq} or {0, '', 0}: seq is the device's next event sequence number
+-- (docs/realtime.md) when status, statusChangedAt or the reason changed (a `device:status` is due),
+-- 0 when the mirror already said so (the gateway's write ahead, or a heal of a mirror that was right).
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, '', 0} end
+local before = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'disconnectReason', 'statusAhead', 'lastSeen')
+-- An `online` written ahead after this status: the twin has its signal queued and will write
+-- `online` itself (it takes activity after its own change), so its older write does not undo it.
+if before[4] and ARGV[1] ~= 'online' and before[2] and before[2] > ARGV[2] then
+  local seen = before[5]
+  if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
+    redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])
+    seen = ARGV[3]
+  end
+  return {1, seen or '', 0}
+end
+local reason = ARGV[4] or ''
+local changed = before[1] ~= ARGV[1] or before[2] ~= ARGV[2] or (before[3] or '') ~= reason
 redis.call('HSET', KEYS[2], 'status', ARGV[1], 'statusChangedAt', ARGV[2])
-if ARGV[4] and ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'disconnectReason', ARGV[4]) else redis.call('HDEL', KEYS[2], 'disconnectReason') end
+redis.call('HDEL', KEYS[2], 'statusAhead')
+if reason ~= '' then redis.call('HSET', KEYS[2], 'disconnectReason', reason) else redis.call('HDEL', KEYS[2], 'disconnectReason') end
 if ARGV[1] == 'offline' then redis.call('DEL', KEYS[3]) end
 local seen = redis.call('HGET', KEYS[2], 'lastSeen')
 if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
   redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])
   seen = ARGV[3]
 end
+if not changed then return {1, seen or '', 0} end
 return {1, seen or '', redis.call('HINCRBY', KEYS[1], 'seq', 1)}

@@ -46,7 +46,7 @@ async function write(redis: Redis, stream: string, notification: NotificationRec
 }
 
 const none = () => Promise.reject(new Error('these tests carry out notifications only'));
-const noTwins = { start: none, rulesChanged: none, end: none, alarmEdge: none };
+const noTwins = { start: none, rulesChanged: none, end: none, alarmEdge: none, activity: none };
 const noBroker = { remove: none };
 
 async function relay(stream: string, consumer: string, notification: (r: NotificationRecord) => Promise<void>): Promise<OutboxRelay> {

@@ -16,6 +16,7 @@ import { createLogger } from '../../common/logger';
 import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
+import { writeStatusAhead } from '../../store/device-mirror';
 import { testConfig } from '../harness/config';
 import { createDevice, eventually, notificationsOf } from './helpers';
 
@@ -110,6 +111,36 @@ test('lastSeen in the mirror only moves forward', async () => {
     statusChangedAt: earlier,
     lastSeen: later,
   });
+});
+
+test('an online written ahead by the gateway: not over a later change, not undone by an older offline, confirmed by the twin', async () => {
+  const device = await createDevice(redis);
+  const base = Date.now();
+  const t = (s: number) => new Date(base + s * 1000).toISOString();
+  const req = { deviceId: device.deviceId, projectId: device.projectId };
+  await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(0), lastSeen: null });
+  const outbox = `test-outbox-${randomUUID()}`;
+  const ahead = (at: string) => writeStatusAhead(redis, { deviceId: device.deviceId, at, outbox });
+  expect(await ahead(t(-1))).toMatchObject({ written: false, status: 'offline', lastSeen: t(-1) });
+  expect(await redis.xlen(outbox)).toBe(0);
+  expect(await ahead(t(2))).toMatchObject({ written: true, status: 'online', lastSeen: t(2), seq: expect.any(Number) });
+  const [[, intent]] = (await redis.xrange(outbox, '-', '+')) as [string, string[]][] as [[string, string[]]];
+  expect(intent.slice(0, 3)).toEqual(['type', 'twin-online', 'payload']);
+  expect(JSON.parse(intent[3] ?? '')).toEqual({ deviceId: device.deviceId, projectId: device.projectId, at: t(2) });
+  expect(await ahead(t(3))).toMatchObject({ written: false, status: 'online', lastSeen: t(3) }); // shown online already: activity only
+  expect(await redis.xlen(outbox)).toBe(1);
+  // The twin's own offline from before the activity (its queued signal will bring it online): kept ahead.
+  await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(1), lastSeen: null });
+  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({ status: 'online', statusChangedAt: t(2), statusAhead: '1' });
+  // The twin's online confirms it: the mark goes, and nothing changed, so no second event is due.
+  expect(await acts.writeStatus({ ...req, status: 'online', statusChangedAt: t(2), lastSeen: t(2) })).toEqual({ written: true, lastSeen: t(3) });
+  const state = await redis.hgetall(keys.deviceState(device.deviceId));
+  expect(state).toMatchObject({ status: 'online', statusChangedAt: t(2) });
+  expect(state.statusAhead).toBeUndefined();
+  // A later offline from the twin always wins.
+  await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(4), lastSeen: null, disconnectReason: 'timeout' });
+  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({ status: 'offline', statusChangedAt: t(4), disconnectReason: 'timeout' });
+  await redis.del(outbox);
 });
 
 test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {

@@ -33,6 +33,8 @@ import {
   type TwinState,
   unlocked,
   bootstrapped,
+  watchEnded,
+  watchWanted,
   withRules,
 } from '../../workflows/twin-state';
 
@@ -173,6 +175,65 @@ describe('offline by heartbeat timeout', () => {
   test('nothing due: no read at all', () => {
     expect(planCheckBack(online(), cfg, T0 + 59_999)).toBeNull();
     expect(planCheckBack(started(), cfg, T0 + 10_000_000)).toBeNull();
+  });
+});
+
+describe('reconnect storms: the gateway writes online ahead (docs/architecture.md)', () => {
+  const onlineRule = rule({ condition: 'online' });
+
+  test('a signal marked ahead brings the twin online as any activity does; the mirror write confirms', () => {
+    const received = receiveStatus(started([onlineRule]), { status: 'online', at: iso(T0), ahead: true }, T0);
+    expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0), ahead: true });
+    const decision = decideStep(received.state, received.step!);
+    expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0) });
+    expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
+  });
+
+  test('a twin that stays offline after a signal marked ahead writes its own status back', () => {
+    const received = receiveActivity(started(), { at: iso(T0 - 2000), ahead: true }, T0); // before the device went offline
+    const decision = decideStep(received.state, received.step!);
+    expect(decision.state.status).toBe('offline');
+    expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
+  });
+
+  test('an offline later than the twin\'s own is recorded and written (runs after the patch), so older queued activity stays out', () => {
+    const s = started(); // offline since T0 - 1 s
+    const offline = receiveStatus(s, { status: 'offline', at: iso(T0 + 2000), reason: 'last will' }, T0 + 2000);
+    expect(decideStep(offline.state, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
+    const recorded = decideStep(offline.state, offline.step!, true);
+    expect(recorded.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 2000), offlineSince: T0 + 2000, disconnectReason: 'last will' });
+    expect(recorded.effects).toEqual([{ kind: 'writeStatus' }]);
+    const late = receiveActivity(recorded.state, { at: iso(T0 + 1000), ahead: true }, T0 + 3000); // queued before the offline
+    expect(decideStep(late.state, late.step!, true)).toMatchObject({ state: { status: 'offline' }, effects: [{ kind: 'writeStatus' }] });
+  });
+
+  test('a fresh twin that finds an online written ahead makes it its own transition', () => {
+    const mirror = { status: 'online' as const, lastSeen: iso(T0), statusChangedAt: iso(T0), ipAddress: null, firmwareVersion: null, hardwareType: null, statusAhead: true };
+    const decision = bootstrapped(freshState(), boot({ mirror, rules: [onlineRule] }), T0 + 100);
+    expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), offlineSince: null });
+    expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
+    const confirmed = bootstrapped(freshState(), boot({ mirror: { ...mirror, statusAhead: undefined } }), T0 + 100);
+    expect(confirmed.effects).toEqual([]);
+  });
+});
+
+describe('liveness watch: one Temporal action per heartbeat period', () => {
+  test('with the watch, the heartbeat sets no timer; other timers still do', () => {
+    const s = online([rule({ condition: 'no_data', duration: 300 })]);
+    expect(nextDeadline(s, cfg, T0, true)).toBe(T0 + 300_000);
+    expect(nextDeadline(online(), cfg, T0, true)).toBeNull();
+    expect(planCheckBack(online(), cfg, T0 + 60_000, true)).toBeNull();
+    expect(watchWanted(online())).toBe(true);
+    expect(watchWanted(started())).toBe(false);
+  });
+
+  test('the watch ends in silence: offline by timeout; with kept commands and recent data: a flush', () => {
+    const s = online();
+    expect(watchEnded(s, cfg, seen({ lastSeen: iso(T0) }), T0 + 60_000).state).toMatchObject({ status: 'offline', disconnectReason: 'timeout' });
+    const flush = watchEnded(s, cfg, seen({ lastSeen: iso(T0 + 50_000), pendingCommands: 1 }), T0 + 60_000);
+    expect(flush.state.status).toBe('online');
+    expect(flush.effects).toEqual([{ kind: 'flushCommands' }]);
+    expect(watchEnded(s, cfg, seen({ exists: false }), T0 + 60_000).state.missingSince).toBe(T0 + 60_000);
   });
 });
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findTemporalCli } from '../../../scripts/temporal-cli';
 import { twinWorkflowId } from '../../../common/contracts';
+import { writeStatusAhead } from '../../../store/device-mirror';
 import {
   addRule,
   commandSubscriber,
@@ -190,3 +191,25 @@ test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issu
   await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
   await save('alarms-and-status-holds', device.deviceId);
 });
+
+test('online written ahead, kept online by data through the liveness watch, offline by silence (issue 14)', async () => {
+  const device = await createDevice(env.redis);
+  await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
+  await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
+  const at = iso();
+  // What the gateway and its outbox relay do (gateway/status-ahead.ts): the mirror first, then the twin's signal.
+  await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
+  await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
+  await eventually(async () => expect(await env.redis.hget(`device:${device.deviceId}:state`, 'statusAhead')).toBeNull());
+  // Data for two heartbeat timeouts (2 s): the watch retries, the twin stays online.
+  for (let i = 0; i < 8; i++) {
+    await deviceMessage(env.redis, device.deviceId, 'V1', String(i));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect((await mirror(env.redis, device.deviceId)).status).toBe('online');
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
+  await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2));
+  await env.twins.end(device.deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+  await save('liveness-watch', device.deviceId);
+}, 60_000);

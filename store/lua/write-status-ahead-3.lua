@@ -1,0 +1,34 @@
+-- The gateway's `online` ahead of the twin (store/device-mirror.ts, docs/architecture.md "Reconnect
+-- storms"), with the twin's signal for it as an outbox intent in the same step, so the twin is
+-- told (at least once) of every `online` the mirror shows ahead of it. lastSeen moves forward in
+-- every case. The status is written only when the mirror does not say online and its last change
+-- is older than `at` (a later change the twin wrote wins, and the twin would not take activity
+-- from before it), and it is marked `statusAhead` until the twin's own write (write-status-3.lua)
+-- confirms or corrects it.
+-- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
+-- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
+--       4 '1' to write the intent even when the mirror shows online already (a status `online`:
+--       the twin may hold an offline the mirror does not show yet, and must see this after it).
+-- Returns {written 1|0, status now ('' for none), lastSeen or '', seq (0 when not written), projectId};
+-- {0, '', '', 0, ''} when the device is gone.
+-- #include lib/outbox.lua
+local projectId = redis.call('HGET', KEYS[1], 'projectId')
+if not projectId then return {0, '', '', 0, ''} end
+local at = ARGV[2]
+local state = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'lastSeen')
+local seen = state[3]
+if (not seen) or seen < at then
+  redis.call('HSET', KEYS[2], 'lastSeen', at)
+  seen = at
+end
+local status = state[1] or ''
+local payload = {deviceId = ARGV[1], projectId = projectId, at = at}
+if ARGV[3] ~= '' then payload.pin = ARGV[3] end
+if status == 'online' or (state[2] and state[2] >= at) then
+  if status == 'online' and ARGV[4] == '1' then writeIntent(KEYS[3], 'twin-online', cjson.encode(payload)) end
+  return {0, status, seen, 0, projectId}
+end
+redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
+redis.call('HDEL', KEYS[2], 'disconnectReason')
+writeIntent(KEYS[3], 'twin-online', cjson.encode(payload))
+return {1, 'online', seen, redis.call('HINCRBY', KEYS[1], 'seq', 1), projectId}
