@@ -1,12 +1,13 @@
 /**
  * Simple-interface bench (issue 6): sustained requests/s and latency of GET /external/api/update
- * on one service node (its own process, rate limits raised with RATE_LIMIT_MULTIPLIER) for an
- * online device, beside a bare Express handler doing the same Redis write (its own process too).
+ * on one gateway-only node (its own process, the twin worker in another; rate limits raised with
+ * RATE_LIMIT_MULTIPLIER) for an online device, beside a bare Express handler doing the same Redis
+ * write (its own process too).
  * A closed loop of BENCH_CONCURRENCY clients (default 32) runs BENCH_SECONDS (default 10) against
  * each, after a short warm-up. Prints figures only.
  */
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +17,8 @@ import { createAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { envInt } from './support/env';
-import { startService } from './support/service-process';
+import { GATEWAY_ENTRY } from './support/paths';
+import { startService, startWorker } from './support/service-process';
 import { latencyLine, printRows, ratio, summarize, type Summary } from './support/stats';
 
 const WARMUP_SECONDS = 2;
@@ -99,11 +101,21 @@ void runBench('simple-update', async (cleanup) => {
   const seconds = envInt('BENCH_SECONDS', 10);
   const concurrency = envInt('BENCH_CONCURRENCY', 32);
   const backends = await startBackends(cleanup);
-  const service = await startService(backends, cleanup, {
-    DEFAULT_PLAN: 'pro',
-    RATE_LIMIT_MULTIPLIER: '1000000',
-    DEVICE_HEARTBEAT_TIMEOUT_S: '3600',
-  });
+  // A gateway-only node and a separate twin worker (issue 14): in one process the worker's
+  // async-context tracking taxes every request of the gateway.
+  await startWorker(backends, cleanup, { DEVICE_HEARTBEAT_TIMEOUT_S: '3600' });
+  const service = await startService(
+    backends,
+    cleanup,
+    {
+      DEFAULT_PLAN: 'pro',
+      RATE_LIMIT_MULTIPLIER: '1000000',
+      DEVICE_HEARTBEAT_TIMEOUT_S: '3600',
+      NODE_ID: 'bench-simple-gw',
+      CREDENTIAL_KEY: randomBytes(32).toString('hex'),
+    },
+    { entry: GATEWAY_ENTRY, name: 'gateway' },
+  );
 
   const account = await createAccount(service.baseUrl);
   const device = await account.call<{ id: string }>('POST', '/api/v1/devices', { name: 'bench', projectId: account.projectId });

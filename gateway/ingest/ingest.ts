@@ -107,14 +107,24 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  */
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, twins, emit, rules, logger } = deps;
-  const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis, emit);
-  /** Work the pipeline started and does not wait for (twin wake signals). */
+  /** Work the pipeline started and does not wait for (fan-out, twin wake signals). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     background.add(work);
     void work.finally(() => background.delete(work));
   };
+  /**
+   * The pipeline's Socket.IO events, not waited for: what they tell is stored already, so a value
+   * is acknowledged, and a write answered, a Redis round trip earlier. One Redis cannot take is
+   * logged. Events leave on the one connection in the order they were made, so none overtakes
+   * an earlier one (a command's `sent` never precedes its `queued`).
+   */
+  const fanOut: EmitToRooms = (to, event, ...args) => {
+    track(emit(to, event, ...args).catch((err: unknown) => logger.warn({ err, rooms: to, event }, 'event not fanned out; what it tells is stored')));
+    return Promise.resolve();
+  };
+  const pending = createPendingCommandStore(redis);
+  const receipts = createCommandReceipts(redis, fanOut);
 
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
@@ -122,7 +132,15 @@ export function createIngest(deps: IngestDeps) {
    * kept for the device's twin, which delivers it at its next check-back (the store-point step
    * already kept what was meant for a device that is not online).
    */
-  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: Receipt): Promise<boolean> {
+  async function deliver(
+    deviceId: string,
+    pin: string,
+    value: string,
+    at: Date,
+    online: boolean,
+    command: Receipt,
+    queued: Promise<unknown>,
+  ): Promise<boolean> {
     if (!online) return false;
     try {
       if (!mqtt.connected) throw new Error('not connected to the broker');
@@ -133,13 +151,18 @@ export function createIngest(deps: IngestDeps) {
       return false;
     }
     // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered.
+    // The move waits for the record (made while the broker took the publish) so it finds it.
+    await queued;
     await receipts
       .move(deviceId, command.id, 'sent')
       .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent'));
     return true;
   }
 
-  /** Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one a device value acknowledged. */
+  /**
+   * Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one
+   * a device value acknowledged. A device's value usually touches none, and then costs nothing here.
+   */
   async function recordCommands(input: IngestInput, stored: StorePointResult, pin: string, command: Receipt | null, at: Date): Promise<void> {
     if (command) {
       const createdAt = new Date();
@@ -202,10 +225,7 @@ export function createIngest(deps: IngestDeps) {
 
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
-    // The value is stored: a fan-out Redis cannot take now is logged, and the write still answers as stored.
-    const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event).catch((err: unknown) =>
-      logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
-    );
+    void fanOut([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
     if (stored.wake) {
       track(
         twins
@@ -213,17 +233,21 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'twin wake signal failed')),
       );
     }
+    if (!command && !stored.superseded && !stored.acknowledged) {
+      return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null };
+    }
     // The value is stored: a receipt Redis cannot record now is logged, and the write still
-    // answers as stored, without a command id to look up (docs/commands.md).
-    const recorded = await recordCommands(input, stored, pin.name, command, at).then(
+    // answers as stored, without a command id to look up (docs/commands.md). The record is made
+    // while the broker takes the publish: both are round trips, neither needs the other.
+    const recording = recordCommands(input, stored, pin.name, command, at).then(
       () => true,
       (err: unknown) => {
         logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not recorded; the value is stored');
         return false;
       },
     );
-    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
-    await emitted;
+    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command, recording) : false;
+    const recorded = await recording;
     const commandId = recorded ? (command?.id ?? null) : null;
     return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId };
   }
