@@ -132,15 +132,7 @@ export function createIngest(deps: IngestDeps) {
    * kept for the device's twin, which delivers it at its next check-back (the store-point step
    * already kept what was meant for a device that is not online).
    */
-  async function deliver(
-    deviceId: string,
-    pin: string,
-    value: string,
-    at: Date,
-    online: boolean,
-    command: Receipt,
-    queued: Promise<unknown>,
-  ): Promise<boolean> {
+  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: Receipt): Promise<boolean> {
     if (!online) return false;
     try {
       if (!mqtt.connected) throw new Error('not connected to the broker');
@@ -150,12 +142,15 @@ export function createIngest(deps: IngestDeps) {
       await pending.keep(deviceId, pin, value, at, command);
       return false;
     }
-    // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered.
-    // The move waits for the record (made while the broker took the publish) so it finds it.
-    await queued;
-    await receipts
-      .move(deviceId, command.id, 'sent')
-      .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent'));
+    // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered,
+    // so the answer does not wait for the move. The move goes out on the connection that took the
+    // record before it (so Redis finds the record) and before the answer (so a read after the
+    // answer on this node finds it sent).
+    track(
+      receipts
+        .move(deviceId, command.id, 'sent')
+        .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent')),
+    );
     return true;
   }
 
@@ -246,7 +241,7 @@ export function createIngest(deps: IngestDeps) {
         return false;
       },
     );
-    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command, recording) : false;
+    const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     const recorded = await recording;
     const commandId = recorded ? (command?.id ?? null) : null;
     return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId };
