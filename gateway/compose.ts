@@ -14,6 +14,7 @@ import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
 import { meteredIngest } from './ingest/metered-ingest';
 import { createThresholdRuleCache } from './ingest/threshold-rules';
+import { createNodeEmitter } from './realtime/node-emitter';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
@@ -90,11 +91,12 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   });
   metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
+  const events = createNodeEmitter(createRoomEmitter(redis));
   const ingest = createIngest({
     redis,
     mqtt,
     twins,
-    emit: createRoomEmitter(redis),
+    emit: events.emit,
     rules,
     outbox,
     logger,
@@ -140,6 +142,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       rules: () => rules.ready(),
     },
   });
+  events.attach(gateway.sockets.io);
 
   return {
     gateway,

@@ -1,3 +1,4 @@
+import { hashSecret } from '../../common/credentials';
 import type { StoredUser } from '../../store/users';
 import type { DeviceWithState } from '../../store/devices';
 import type { RouteDeps } from '../route-deps';
@@ -30,14 +31,16 @@ export interface TokenOwner {
 export function createTokenOwnerLookup({ stores }: Pick<RouteDeps, 'stores'>) {
   const paths = new Map<string, TokenPath>();
 
+  /** Kept by the token's hash, as the store keeps it: a node's memory holds no token. */
   const remember = (token: string, path: TokenPath): void => {
-    paths.delete(token);
-    paths.set(token, path);
+    const key = hashSecret(token);
+    paths.delete(key);
+    paths.set(key, path);
     if (paths.size > REMEMBERED_TOKENS) paths.delete(paths.keys().next().value as string);
   };
 
   async function walk(token: string): Promise<TokenOwner | null> {
-    paths.delete(token);
+    paths.delete(hashSecret(token));
     const deviceId = await stores.devices.idBySimpleToken(token);
     const device = deviceId ? await stores.devices.get(deviceId) : null;
     const ownerId = device ? await stores.projects.ownerOf(device.projectId) : null;
@@ -48,7 +51,7 @@ export function createTokenOwnerLookup({ stores }: Pick<RouteDeps, 'stores'>) {
   }
 
   return async (token: string): Promise<TokenOwner | null> => {
-    const path = paths.get(token);
+    const path = paths.get(hashSecret(token));
     if (!path) return walk(token);
     const [deviceId, device, ownerId, owner] = await Promise.all([
       stores.devices.idBySimpleToken(token),
