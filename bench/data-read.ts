@@ -6,7 +6,7 @@
  * until every reading is in PostgreSQL, with the CPU each process spent per reading and the ratio
  * to the persister's batch write alone (the bare baseline, same run). Prints best and median times
  * of each read, the service's and PostgreSQL's CPU per read and the time Redis spent on it;
- * asserts nothing about them. BENCH_CPU_PROF=dir profiles the service (node --cpu-prof).
+ * asserts nothing about them. BENCH_CPU_PROFILE_DIR=dir profiles the service (node --cpu-prof).
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
@@ -163,10 +163,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('redis observer', async () => void redis.disconnect());
   const pool = createPgPool(backends.databaseUrl, 'bench-writer', { statementTimeoutMs: 300_000 });
   cleanup.add('postgres writer', () => pool.end());
-  // BENCH_CPU_PROF=dir: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
-  const cpuProf = process.env.BENCH_CPU_PROF;
-  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
-  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' }, { entry: SERVICE_ENTRY, name: 'service', nodeArgs });
+  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' }, { entry: SERVICE_ENTRY, name: 'service' });
   const account = await createAccount(service.baseUrl);
   const [dayDevice = '', monthDevice = ''] = await createDevices(account, 2);
 

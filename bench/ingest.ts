@@ -1,11 +1,14 @@
 /**
- * Ingest bench (issue 4): N simulated devices publish over MQTT at a fixed total rate; the service
- * (its own process) stores every value and fans it out to a Socket.IO client. Then the same load
- * drives a bare subscriber doing the same Redis writes, as a baseline. Then (issue 12) one node is
- * driven above the rate it can store, once on the project's broker config and once on a broker
- * with Mosquitto's default queue, counting what the broker acknowledged and then dropped, and the
- * node's broker-queue lag. Prints figures only.
+ * Ingest bench (issues 4, 14): N simulated devices publish over MQTT at a fixed total rate; a
+ * gateway-only node (dist/gateway/main.js) stores every value and fans it out to a Socket.IO
+ * client, with the twin worker in its own process. Then the same load drives a bare subscriber
+ * doing the same Redis writes, as a baseline. Then (issue 14) both are driven up a ladder of
+ * rates to the highest each holds with nothing lost and p99 ≤ 250 ms, and the service is measured
+ * at half the baseline's; the targets are printed as ratios to the baseline of the same run.
+ * Then (issue 12, unless BENCH_OVERLOAD=0) the node is driven above the rate it can store, once on
+ * the project's broker config and once on a broker with Mosquitto's default queue. Prints figures only.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -13,7 +16,7 @@ import type { MqttClient } from 'mqtt';
 import { MAX_QUEUED_MESSAGES, startMosquitto } from '../scripts/dev-servers';
 import { createAccount, createDevices } from './support/api';
 import { startBackends, type Backends } from './support/backends';
-import { startBaseline } from './support/baseline-process';
+import { startBaseline, type BaselineProcess } from './support/baseline-process';
 import { baselineHistoryKey } from './support/baseline-protocol';
 import { watchBrokerDrops, type BrokerDrops } from './support/broker-sys';
 import { runBench, type Cleanup } from './support/cleanup';
@@ -29,7 +32,8 @@ import { overloadPhase, type OverloadResult } from './support/overload';
 import { publishPaced, type PublishOutcome } from './support/paced-publish';
 import { probe } from './support/probe';
 import { bridgeCounters } from './support/service-metrics';
-import { startService, type ServiceProcess } from './support/service-process';
+import { GATEWAY_ENTRY } from './support/paths';
+import { startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
 import { latencyLine, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
@@ -37,8 +41,18 @@ import { latencyLine, printRows, ratePerSecond, ratio, secondHalf, summarize, ty
 const SERVICE_ROOT = 'dds';
 const BASELINE_ROOT = 'dds-baseline';
 const PIN = 'V1';
+/** The warm-up's pin: devices' first values wake their twins (Temporal work), paid before measuring. */
+const WARM_UP_PIN = 'V2';
 /** Pins of the runs above saturation, one each so each counts only its own values. */
 const OVERLOAD_PINS = { calibration: 'V7', project: 'V8', mosquittoDefault: 'V9' } as const;
+/** The service at half the baseline's highest held rate. */
+const HALF_RATE_PIN = 'V10';
+/** The ladders' pins: step i of a ladder on V(20 + i); the baseline's keys are apart from the service's. */
+const ladderPin = (step: number): string => `V${20 + step}`;
+/** What "holds a rate" means (issue 14): nothing lost and p99 publish → update at most this. */
+const HELD_P99_MS = 250;
+/** The twins' heartbeat timeout: longer than the bench, so no twin's timer loads Temporal in one phase and not another. */
+const HEARTBEAT_TIMEOUT_S = 3600;
 
 interface Run {
   backends: Backends;
@@ -47,19 +61,33 @@ interface Run {
   redis: Redis;
   /** The service's history database, to count what was persisted. */
   pool: Pool;
+  worker: WorkerProcess;
+  credentialKey: string;
   fleet: MqttClient[];
   deviceIds: string[];
+  account: { token: string; projectId: string };
   rate: number;
   seconds: number;
   cleanup: Cleanup;
 }
 
+/** One load at one rate on one pin, as the service or the baseline took it. */
 interface PhaseResult {
+  rate: number;
+  published: PublishOutcome;
+  stored: number;
   throughput: number;
   latency: Summary;
   /** Latency of the messages sent in the second half of the run. */
   settled: Summary;
+  /** The processes doing the work (gateway + worker, or the baseline subscriber), % of one core. */
+  cpu: number;
 }
+
+const lost = (r: PhaseResult): number => r.published.acked - r.stored;
+const holds = (r: PhaseResult): boolean => r.published.acked > 0 && lost(r) === 0 && r.latency.p99 <= HELD_P99_MS;
+/** % of one core per 1,000 values/s stored. */
+const cpuPerThousand = (r: PhaseResult): number => (r.cpu * 1000) / r.throughput;
 
 function latencyRows(label: string, samples: readonly Sample[]): [string, string][] {
   return [
@@ -78,26 +106,39 @@ function countRow(label: string, got: number, expected: number, unit = ''): [str
   return [label, `${got}${unit}${got < expected ? ` (${expected - got} missing)` : ''}`];
 }
 
-async function servicePhase(run: Run, service: ServiceProcess, account: { token: string; projectId: string }): Promise<PhaseResult> {
-  const updates = await watchProjectUpdates(service.baseUrl, account.token, account.projectId);
+/** The service (gateway + worker processes) taking `rate` values a second on `pin`; `verbose` prints every figure. */
+async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+  const updates = await watchProjectUpdates(service.baseUrl, run.account.token, run.account.projectId);
   run.cleanup.add('socket.io client', async () => updates.close());
-  const cpu = cpuMeter({ service: service.pid, ...run.backends.pids, bench: process.pid });
+  const pids = { gateway: service.pid, worker: run.worker.pid };
+  const cpu = cpuMeter({ ...pids, ...run.backends.pids, bench: process.pid });
   const health = probe(`${service.baseUrl}/healthz`);
-  const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${PIN}`);
-  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
+  const bridgeBefore = await bridgeCounters(service.metricsUrl);
+  const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${pin}`);
+  const outcome = await publishPaced(run.fleet, topics, rate, seconds);
   const healthz = await health.stop();
-  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, PIN), outcome.acked);
+  const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, pin), outcome.acked);
   const received = await settle(() => updates.samples.length, outcome.acked);
-  const cpuShare = cpu.since();
+  const shares = cpu.shares();
   updates.close();
 
-  const points = await readStoredPoints(run.pool, run.deviceIds, PIN);
+  const points = await readStoredPoints(run.pool, run.deviceIds, pin);
   const throughput = ratePerSecond(points.map((p) => p.storedAt));
+  const result: PhaseResult = {
+    rate,
+    published: outcome,
+    stored,
+    throughput,
+    latency: summarize(updates.samples.map((s) => s.latency)),
+    settled: summarize(secondHalf(updates.samples)),
+    cpu: (shares.gateway ?? NaN) + (shares.worker ?? NaN),
+  };
+  if (!verbose) return result;
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
   const bridge = await bridgeCounters(service.metricsUrl);
-  printRows(`\nservice: node dist/scripts/start.js (gateway + twin worker, pid ${service.pid}), topic root ${SERVICE_ROOT}`, [
+  printRows(`\nservice: gateway-only node (dist/gateway/main.js, pid ${service.pid}) + twin worker (pid ${run.worker.pid}), ${rate} values/s on ${pin}`, [
     publishedRow(outcome),
-    ['handled by the MQTT bridge', `${bridge.handled} (dropped as invalid: ${bridge.dropped})`],
+    ['handled by the MQTT bridge', `${bridge.handled - bridgeBefore.handled} (dropped as invalid: ${bridge.dropped - bridgeBefore.dropped})`],
     countRow('messages stored', stored, outcome.acked, ' history points'),
     ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
     ...latencyRows('publish → ingest start', ingestSamples),
@@ -105,31 +146,114 @@ async function servicePhase(run: Run, service: ServiceProcess, account: { token:
     countRow('updates received', received, outcome.acked),
     ['GET /healthz meanwhile', latencyLine(healthz)],
     ['devices online (twin mirror)', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
-    ['CPU, % of one core', cpuShare],
+    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
+    ['gateway + worker per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
   ]);
-  return { throughput, latency: summarize(updates.samples.map((s) => s.latency)), settled: summarize(secondHalf(updates.samples)) };
+  return result;
 }
 
-async function baselinePhase(run: Run, service: ServiceProcess): Promise<PhaseResult> {
-  const baseline = await startBaseline(run.backends, BASELINE_ROOT, run.cleanup);
-  const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, 'service (idle)': service.pid, bench: process.pid });
-  const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${PIN}`);
-  const outcome = await publishPaced(run.fleet, topics, run.rate, run.seconds);
-  const historyKeys = run.deviceIds.map((id) => baselineHistoryKey(id, PIN));
+/** The baseline subscriber taking `rate` values a second on `pin`; its report is cumulative, so only what this run added counts. */
+async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+  const before = await baseline.report();
+  const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, bench: process.pid });
+  const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${pin}`);
+  const outcome = await publishPaced(run.fleet, topics, rate, seconds);
+  const historyKeys = run.deviceIds.map((id) => baselineHistoryKey(id, pin));
   const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
-  const cpuShare = cpu.since();
+  const shares = cpu.shares();
   const report = await baseline.report();
-  const throughput = ratePerSecond(report.ackTimes);
-  const samples = report.latencies.map((latency, i): Sample => ({ sentAt: (report.ackTimes[i] ?? NaN) - latency, latency }));
-  printRows(`\nbaseline: bare mqtt.js subscriber + one Redis pipeline per message (pid ${baseline.pid}), topic root ${BASELINE_ROOT}`, [
+  const latencies = report.latencies.slice(before.latencies.length);
+  const ackTimes = report.ackTimes.slice(before.ackTimes.length);
+  const samples = latencies.map((latency, i): Sample => ({ sentAt: (ackTimes[i] ?? NaN) - latency, latency }));
+  const result: PhaseResult = {
+    rate,
+    published: outcome,
+    stored,
+    throughput: ratePerSecond(ackTimes),
+    latency: summarize(latencies),
+    settled: summarize(secondHalf(samples)),
+    cpu: shares.baseline ?? NaN,
+  };
+  if (!verbose) return result;
+  printRows(`\nbaseline: bare mqtt.js subscriber + one Redis pipeline per message (pid ${baseline.pid}), ${rate} values/s on ${pin}`, [
     publishedRow(outcome),
     countRow('messages stored', stored, outcome.acked, ' history points'),
-    ['write errors', String(report.failed)],
-    ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
+    ['write errors', String(report.failed - before.failed)],
+    ['sustained stored', `${result.throughput.toFixed(0)} msgs/s`],
     ...latencyRows('publish → write acked', samples),
-    ['CPU, % of one core', cpuShare],
+    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
+    ['baseline per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
   ]);
-  return { throughput, latency: summarize(report.latencies), settled: summarize(secondHalf(samples)) };
+  return result;
+}
+
+/**
+ * Raises the rate by BENCH_LADDER_FACTOR from `start` (BENCH_LADDER_STEPS at most, BENCH_STEP_SECONDS
+ * each, a pin per step) until a step does not hold (something lost, or p99 above HELD_P99_MS).
+ * Returns every step; the held rate is the last that held. A step whose publisher fell behind its
+ * schedule says so: then the bench's own publisher, not the subscriber, bounds the figure.
+ */
+async function ladder(label: string, start: number, step: (pin: string, rate: number, seconds: number) => Promise<PhaseResult>): Promise<PhaseResult[]> {
+  const factor = Number(process.env.BENCH_LADDER_FACTOR ?? '1.4');
+  const steps = envInt('BENCH_LADDER_STEPS', 8);
+  const seconds = envInt('BENCH_STEP_SECONDS', 8);
+  const results: PhaseResult[] = [];
+  process.stdout.write(`\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`);
+  for (let i = 0; i < steps; i += 1) {
+    const rate = Math.round(start * factor ** i);
+    const r = await step(ladderPin(i), rate, seconds);
+    results.push(r);
+    const behind = r.published.seconds > seconds * 1.1 ? ` (publisher behind: ${r.published.seconds.toFixed(1)} s)` : '';
+    process.stdout.write(
+      `  ${String(rate).padStart(6)}/s offered: stored ${r.stored}/${r.published.acked} (${r.throughput.toFixed(0)}/s), ` +
+        `p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, CPU ${Math.round(r.cpu)}% ${holds(r) ? 'holds' : 'does not hold'}${behind}\n`,
+    );
+    if (!holds(r)) break;
+  }
+  return results;
+}
+
+const heldRate = (steps: readonly PhaseResult[]): number => steps.filter(holds).at(-1)?.rate ?? 0;
+
+/** How long the bench waits for every device's twin to show it online before measuring anyway. */
+const WAKE_CAP_MS = 180_000;
+/** A device's value wakes its twin at most once per this (the gateway's wake marker, 30 s), so a burst is repeated after it. */
+const WAKE_RETRY_MS = 32_000;
+
+/**
+ * Every device's first value wakes its twin (Temporal work, and a busy Temporal may miss some
+ * signals): paid here, before anything is measured, so no phase carries another's twin starts.
+ * One value per device, repeated while some devices are not online yet; resolves with how many are.
+ */
+async function wakeTwins(run: Run, service: ServiceProcess): Promise<number> {
+  const deadline = Date.now() + WAKE_CAP_MS;
+  let online = 0;
+  for (let burst = Date.now(); Date.now() < deadline; ) {
+    await servicePhase(run, service, WARM_UP_PIN, Math.round(run.rate / 2), Math.max(1, Math.ceil((2 * run.deviceIds.length) / run.rate)), false);
+    while ((online = await countOnline(run.redis, run.deviceIds)) < run.deviceIds.length && Date.now() - burst < WAKE_RETRY_MS) {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    if (online === run.deviceIds.length) break;
+    burst = Date.now();
+  }
+  return online;
+}
+
+/** A gateway-only node with its own NODE_ID on `backends`. */
+function startGateway(backends: Backends, run: Pick<Run, 'cleanup' | 'credentialKey'>, nodeId: string): Promise<ServiceProcess> {
+  return startService(
+    backends,
+    run.cleanup,
+    {
+      MQTT_TOPIC_ROOT: SERVICE_ROOT,
+      NODE_ID: nodeId,
+      CREDENTIAL_KEY: run.credentialKey,
+      DEVICE_HEARTBEAT_TIMEOUT_S: String(HEARTBEAT_TIMEOUT_S),
+      // BENCH_INGEST_CONNECTIONS: the node's in-flight window (MQTT_INGEST_CONNECTIONS); unset, the gateway's default.
+      ...(process.env.BENCH_INGEST_CONNECTIONS ? { MQTT_INGEST_CONNECTIONS: process.env.BENCH_INGEST_CONNECTIONS } : {}),
+    },
+    { entry: GATEWAY_ENTRY, name: nodeId },
+  );
 }
 
 interface Overload {
@@ -165,7 +289,7 @@ async function overloadProjectBroker(run: Run, service: ServiceProcess): Promise
   return { rate, seconds, project };
 }
 
-/** The same load on a fresh broker with Mosquitto's default queue and a fresh node on it (same Redis and Temporal). */
+/** The same load on a fresh broker with Mosquitto's default queue and a fresh gateway on it (same Redis, Temporal and worker). */
 async function overloadDefaultBroker(run: Run, overload: Overload): Promise<OverloadResult> {
   const dir = await mkdtemp(join(run.backends.dir, 'default-queue-'));
   const broker = await startMosquitto({ dir, maxQueuedMessages: null });
@@ -179,10 +303,10 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
     mqttPassword: broker.servicePassword,
     pids: { ...run.backends.pids, mosquitto: broker.pid },
   };
-  const service = await startService(backends, run.cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
+  const service = await startGateway(backends, run, 'bench-ingest-default-queue');
   const fleet = await connectFleet({ url: broker.url, username: broker.serviceUsername, password: broker.servicePassword, count: run.deviceIds.length });
   run.cleanup.add('mqtt fleet (default-queue broker)', () => closeFleet(fleet));
-  await waitForQuiet([service.pid, backends.pids.temporal], 15, 30_000);
+  await waitForQuiet([service.pid, run.worker.pid, backends.pids.temporal], 15, 30_000);
   const result = await overloadPhase({
     label: "Mosquitto's default queue (max_queued_messages 1000 per client)",
     service,
@@ -200,6 +324,29 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
   return result;
 }
 
+/** Issue 14's targets, each beside the baseline of this run. */
+function printTargets(base: PhaseResult, measured: PhaseResult, half: PhaseResult | null, baseLadder: PhaseResult[], serviceLadder: PhaseResult[]): void {
+  const baseHeld = heldRate(baseLadder);
+  const serviceHeld = heldRate(serviceLadder);
+  const cpuRatio = cpuPerThousand(measured) / cpuPerThousand(base);
+  printRows('\nissue 14 targets (service = gateway + worker processes; baseline = the bare subscriber)', [
+    [
+      'CPU per 1,000 values/s',
+      `${cpuPerThousand(measured).toFixed(1)}% / ${cpuPerThousand(base).toFixed(1)}% of a core = ${cpuRatio.toFixed(2)}× (target ≤ 1.3×)`,
+    ],
+    [
+      'p99 publish → pin:update at half the baseline’s held rate',
+      half ? `${half.latency.p99} ms at ${half.rate}/s, ${lost(half)} lost (target ≤ 50 ms)` : 'not measured (the baseline held no rate)',
+    ],
+    [
+      `highest rate held (0 lost, p99 ≤ ${HELD_P99_MS} ms)`,
+      `service ${serviceHeld}/s, baseline ${baseHeld}/s = ${ratio(serviceHeld, baseHeld)} (goal ≥ 0.8×)` +
+        (baseLadder.every(holds) ? '; the baseline held every step: its figure is a lower bound' : '') +
+        (serviceLadder.every(holds) ? '; the service held every step: its figure is a lower bound' : ''),
+    ],
+  ]);
+}
+
 async function main(cleanup: Cleanup): Promise<void> {
   const devices = envInt('BENCH_DEVICES', 1000);
   const rate = envInt('BENCH_RATE', 1000);
@@ -214,7 +361,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('redis inspector', async () => void redis.disconnect());
   const pool = createPgPool(backends.databaseUrl, 'bench-inspector');
   cleanup.add('postgres inspector', () => pool.end());
-  const service = await startService(backends, cleanup, { MQTT_TOPIC_ROOT: SERVICE_ROOT });
+  const credentialKey = randomBytes(32).toString('hex');
+  const worker = await startWorker(backends, cleanup, { DEVICE_HEARTBEAT_TIMEOUT_S: String(HEARTBEAT_TIMEOUT_S) });
+  const service = await startGateway(backends, { cleanup, credentialKey }, 'bench-ingest-gw');
 
   const account = await createAccount(service.baseUrl);
   let mark = Date.now();
@@ -224,23 +373,22 @@ async function main(cleanup: Cleanup): Promise<void> {
   const fleet = await connectFleet({ url: backends.mqttUrl, username: backends.mqttUsername, password: backends.mqttPassword, count: devices });
   cleanup.add('mqtt fleet', () => closeFleet(fleet));
   process.stdout.write(`connected ${devices} MQTT clients in ${((Date.now() - mark) / 1000).toFixed(1)} s\n`);
-  const waited = await waitForQuiet([service.pid, backends.pids.temporal], 15, 60_000);
-  process.stdout.write(`waited ${waited.toFixed(0)} s (at most 60) for the service and Temporal to go quiet after starting the twins\n`);
+  const run: Run = { backends, brokerDrops, redis, pool, worker, credentialKey, fleet, deviceIds, account, rate, seconds, cleanup };
+  mark = Date.now();
+  const online = await wakeTwins(run, service);
+  const waited = await waitForQuiet([service.pid, worker.pid, backends.pids.temporal], 15, 60_000);
+  process.stdout.write(
+    `woke the twins: ${online} of ${devices} devices online in the mirror after ${((Date.now() - mark) / 1000).toFixed(0)} s; ` +
+      `then waited ${waited.toFixed(0)} s (at most 60) for the gateway, the worker and Temporal to go quiet\n`,
+  );
 
-  // The baseline first, while the service idles (its topic root gets nothing) and no twin has woken yet.
-  const run: Run = { backends, brokerDrops, redis, pool, fleet, deviceIds, rate, seconds, cleanup };
-  const base = await baselinePhase(run, service);
-  const measured = await servicePhase(run, service, account);
-  const overload = await overloadProjectBroker(run, service);
-  await historyMemoryPhase({ service, account, redis, pool, points: envInt('BENCH_MEMORY_POINTS', 1_000_000) });
-  const exit = await service.stop();
-  printRows('service log (LOG_LEVEL=warn), start to stop', [
-    ['exit on SIGTERM', exit],
-    ...(await summarizeLog(service.logFile)).map((line): [string, string] => ['', line]),
-  ]);
-  printRows('broker log (Mosquitto, project config, every phase so far)', (await summarizeBrokerLog(backends.dir)).map((line): [string, string] => ['', line]));
-  await closeFleet(fleet);
-  const mosquittoDefault = await overloadDefaultBroker(run, overload);
+  const baseline = await startBaseline(backends, BASELINE_ROOT, cleanup);
+  const base = await baselinePhase(run, baseline, PIN, rate, seconds, true);
+  const measured = await servicePhase(run, service, PIN, rate, seconds, true);
+  const baseLadder = await ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false));
+  const baseHeld = heldRate(baseLadder);
+  const half = baseHeld > 0 ? await servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true) : null;
+  const serviceLadder = await ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false));
   printRows('\nservice / baseline', [
     ['throughput', ratio(measured.throughput, base.throughput)],
     ['p50 latency', ratio(measured.latency.p50, base.latency.p50)],
@@ -248,12 +396,26 @@ async function main(cleanup: Cleanup): Promise<void> {
     ['p50 latency, second half', ratio(measured.settled.p50, base.settled.p50)],
     ['p99 latency, second half', ratio(measured.settled.p99, base.settled.p99)],
   ]);
-  printRows(`\nabove saturation (${overload.rate} values/s offered for ${overload.seconds} s): Mosquitto default / project config`, [
-    ['dropped by the broker', `${mosquittoDefault.dropped} / ${overload.project.dropped} of ${mosquittoDefault.acked} / ${overload.project.acked} acknowledged`],
-    ['stored rate', ratio(mosquittoDefault.storedRate, overload.project.storedRate)],
-    ['peak queue lag', `${mosquittoDefault.peakLag.toFixed(1)} s / ${overload.project.peakLag.toFixed(1)} s`],
-    ['drained after the last publish', `${mosquittoDefault.drainSeconds.toFixed(1)} s / ${overload.project.drainSeconds.toFixed(1)} s`],
+  printTargets(base, measured, half, baseLadder, serviceLadder);
+
+  const overloaded = process.env.BENCH_OVERLOAD === '0' ? null : await overloadProjectBroker(run, service);
+  if (overloaded) await historyMemoryPhase({ service, account, redis, pool, points: envInt('BENCH_MEMORY_POINTS', 1_000_000) });
+  const exit = await service.stop();
+  printRows('gateway log (LOG_LEVEL=warn), start to stop', [
+    ['exit on SIGTERM', exit],
+    ...(await summarizeLog(service.logFile)).map((line): [string, string] => ['', line]),
   ]);
+  printRows('broker log (Mosquitto, project config, every phase so far)', (await summarizeBrokerLog(backends.dir)).map((line): [string, string] => ['', line]));
+  await closeFleet(fleet);
+  if (overloaded) {
+    const mosquittoDefault = await overloadDefaultBroker(run, overloaded);
+    printRows(`\nabove saturation (${overloaded.rate} values/s offered for ${overloaded.seconds} s): Mosquitto default / project config`, [
+      ['dropped by the broker', `${mosquittoDefault.dropped} / ${overloaded.project.dropped} of ${mosquittoDefault.acked} / ${overloaded.project.acked} acknowledged`],
+      ['stored rate', ratio(mosquittoDefault.storedRate, overloaded.project.storedRate)],
+      ['peak queue lag', `${mosquittoDefault.peakLag.toFixed(1)} s / ${overloaded.project.peakLag.toFixed(1)} s`],
+      ['drained after the last publish', `${mosquittoDefault.drainSeconds.toFixed(1)} s / ${overloaded.project.drainSeconds.toFixed(1)} s`],
+    ]);
+  }
   process.stdout.write(`${machineLine()}\n`);
 }
 

@@ -1,12 +1,13 @@
 /**
  * Simple-interface bench (issue 6): sustained requests/s and latency of GET /external/api/update
- * on one service node (its own process, rate limits raised with RATE_LIMIT_MULTIPLIER) for an
- * online device, beside a bare Express handler doing the same Redis write (its own process too).
+ * on one gateway-only node (its own process, the twin worker in another; rate limits raised with
+ * RATE_LIMIT_MULTIPLIER) for an online device, beside a bare Express handler doing the same Redis
+ * write (its own process too).
  * A closed loop of BENCH_CONCURRENCY clients (default 32) runs BENCH_SECONDS (default 10) against
  * each, after a short warm-up. Prints figures only.
  */
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,8 +16,10 @@ import { freePort } from '../scripts/dev-servers';
 import { createAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
+import { cpuMeter } from './support/cpu';
 import { envInt } from './support/env';
-import { startService } from './support/service-process';
+import { GATEWAY_ENTRY } from './support/paths';
+import { startService, startWorker } from './support/service-process';
 import { latencyLine, printRows, ratio, summarize, type Summary } from './support/stats';
 
 const WARMUP_SECONDS = 2;
@@ -28,6 +31,8 @@ interface LoadResult {
   failed: number;
   seconds: number;
   latency: Summary;
+  /** Each measured process's share of one core over the measured run, in percent. */
+  cpu: Record<string, number>;
 }
 
 /** One GET; resolves with its status once the whole body has arrived. */
@@ -42,7 +47,7 @@ function request(agent: Agent, url: string): Promise<number> {
 }
 
 /** A closed loop: `concurrency` clients each send the next request as soon as the last is answered. */
-async function drive(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<LoadResult> {
+async function drive(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<Omit<LoadResult, 'cpu'>> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let failed = 0;
@@ -63,13 +68,15 @@ async function drive(urlOf: (n: number) => string, concurrency: number, seconds:
   return { ok: latencies.length, failed, seconds: elapsed, latency: summarize(latencies) };
 }
 
-async function measure(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<LoadResult> {
+async function measure(urlOf: (n: number) => string, concurrency: number, seconds: number, pids: Record<string, number>): Promise<LoadResult> {
   await drive(urlOf, concurrency, WARMUP_SECONDS);
-  return drive(urlOf, concurrency, seconds);
+  const cpu = cpuMeter(pids);
+  const result = await drive(urlOf, concurrency, seconds);
+  return { ...result, cpu: cpu.shares() };
 }
 
 /** The bare Express baseline in its own process; resolves with its base URL once it listens. */
-async function startBaselineServer(redisUrl: string, cleanup: Cleanup): Promise<string> {
+async function startBaselineServer(redisUrl: string, cleanup: Cleanup): Promise<{ url: string; pid: number }> {
   const port = await freePort();
   const child = fork(join(__dirname, 'simple-update-baseline.js'), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -84,14 +91,20 @@ async function startBaselineServer(redisUrl: string, cleanup: Cleanup): Promise<
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`baseline exited (${code}) before listening`)));
   });
-  return `http://127.0.0.1:${port}`;
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid as number };
 }
 
-function rows(result: LoadResult): [string, string][] {
+/** % of one core per 1,000 requests/s of the processes `names` of a run. */
+const cpuPerThousand = (result: LoadResult, names: string[]): number =>
+  (names.reduce((sum, name) => sum + (result.cpu[name] ?? NaN), 0) * 1000) / (result.ok / result.seconds);
+
+function rows(result: LoadResult, own: string[]): [string, string][] {
   return [
     ['requests answered 200', `${result.ok} in ${result.seconds.toFixed(1)} s${result.failed ? ` (${result.failed} failed)` : ''}`],
     ['sustained', `${(result.ok / result.seconds).toFixed(0)} req/s`],
     ['latency', latencyLine(result.latency)],
+    ['CPU, % of one core', Object.entries(result.cpu).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
+    [`${own.join(' + ')} per 1,000 req/s`, `${cpuPerThousand(result, own).toFixed(0)}% of a core`],
   ];
 }
 
@@ -99,11 +112,21 @@ void runBench('simple-update', async (cleanup) => {
   const seconds = envInt('BENCH_SECONDS', 10);
   const concurrency = envInt('BENCH_CONCURRENCY', 32);
   const backends = await startBackends(cleanup);
-  const service = await startService(backends, cleanup, {
-    DEFAULT_PLAN: 'pro',
-    RATE_LIMIT_MULTIPLIER: '1000000',
-    DEVICE_HEARTBEAT_TIMEOUT_S: '3600',
-  });
+  // A gateway-only node and a separate twin worker (issue 14): in one process the worker's
+  // async-context tracking taxes every request of the gateway.
+  const worker = await startWorker(backends, cleanup, { DEVICE_HEARTBEAT_TIMEOUT_S: '3600' });
+  const service = await startService(
+    backends,
+    cleanup,
+    {
+      DEFAULT_PLAN: 'pro',
+      RATE_LIMIT_MULTIPLIER: '1000000',
+      DEVICE_HEARTBEAT_TIMEOUT_S: '3600',
+      NODE_ID: 'bench-simple-gw',
+      CREDENTIAL_KEY: randomBytes(32).toString('hex'),
+    },
+    { entry: GATEWAY_ENTRY, name: 'gateway' },
+  );
 
   const account = await createAccount(service.baseUrl);
   const device = await account.call<{ id: string }>('POST', '/api/v1/devices', { name: 'bench', projectId: account.projectId });
@@ -126,17 +149,27 @@ void runBench('simple-update', async (cleanup) => {
     (n) => `${service.baseUrl}/external/api/update?token=${token}&pin=V1&value=${n}`,
     concurrency,
     seconds,
+    { gateway: service.pid, worker: worker.pid, ...backends.pids, bench: process.pid },
   );
-  const baselineUrl = await startBaselineServer(backends.redisUrl, cleanup);
+  const baseline = await startBaselineServer(backends.redisUrl, cleanup);
   const baselineDevice = randomUUID();
-  const baselineResult = await measure((n) => `${baselineUrl}/update?device=${baselineDevice}&pin=V1&value=${n}`, concurrency, seconds);
+  const baselineResult = await measure((n) => `${baseline.url}/update?device=${baselineDevice}&pin=V1&value=${n}`, concurrency, seconds, {
+    baseline: baseline.pid,
+    ...backends.pids,
+    bench: process.pid,
+  });
 
   process.stdout.write(`\nsimple-update bench: ${concurrency} concurrent clients, ${seconds} s each after ${WARMUP_SECONDS} s warm-up\n`);
-  printRows(`\nservice: GET /external/api/update (auth, rate limit, ingest, MQTT publish to the online device; pid ${service.pid})`, rows(serviceResult));
-  printRows('\nbaseline: bare Express handler, same Redis write (latest + history, one MULTI)', rows(baselineResult));
+  printRows(
+    `\nservice: GET /external/api/update (auth, rate limit, ingest, MQTT publish to the online device; gateway pid ${service.pid}, worker pid ${worker.pid})`,
+    rows(serviceResult, ['gateway', 'worker']),
+  );
+  printRows('\nbaseline: bare Express handler, same Redis write (latest + history, one MULTI)', rows(baselineResult, ['baseline']));
   printRows('\nservice / baseline', [
     ['throughput', ratio(serviceResult.ok / serviceResult.seconds, baselineResult.ok / baselineResult.seconds)],
     ['p50 latency', ratio(serviceResult.latency.p50, baselineResult.latency.p50)],
     ['p99 latency', ratio(serviceResult.latency.p99, baselineResult.latency.p99)],
+    ['CPU per request', ratio(cpuPerThousand(serviceResult, ['gateway', 'worker']), cpuPerThousand(baselineResult, ['baseline']))],
   ]);
+  process.stdout.write('targets (issue 14): throughput ≥ 0.7×, p99 latency ≤ 2×\n');
 });

@@ -14,6 +14,7 @@ import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
 import { meteredIngest } from './ingest/metered-ingest';
 import { createThresholdRuleCache } from './ingest/threshold-rules';
+import { createNodeEmitter } from './realtime/node-emitter';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
@@ -91,12 +92,13 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   });
   metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
-  const statusAhead = createStatusAhead({ redis, emit: createRoomEmitter(redis), logger, outbox });
+  const events = createNodeEmitter(createRoomEmitter(redis));
+  const statusAhead = createStatusAhead({ redis, emit: events.emit, logger, outbox });
   const ingest = createIngest({
     redis,
     mqtt,
     statusAhead,
-    emit: createRoomEmitter(redis),
+    emit: events.emit,
     rules,
     outbox,
     logger,
@@ -143,6 +145,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       rules: () => rules.ready(),
     },
   });
+  events.attach(gateway.sockets.io);
 
   return {
     gateway,

@@ -3,6 +3,7 @@ import { AppError } from '../../common/errors';
 import { SIMPLE_TOKEN_PREFIX, type DeviceWithState } from '../../store/devices';
 import type { RateLimiter } from '../http/rate-limit';
 import type { RouteDeps } from '../route-deps';
+import { createTokenOwnerLookup } from './token-owner';
 
 const tokenDevices = new WeakMap<Request, DeviceWithState>();
 
@@ -12,16 +13,15 @@ const tokenDevices = new WeakMap<Request, DeviceWithState>();
  * device's project has no access, 403 SIMPLE_API_DISABLED when the device has the interface off
  * (not counted), then the owner's rate limit (429).
  */
-export function requireDeviceToken({ stores }: Pick<RouteDeps, 'stores'>, limiter: RateLimiter): RequestHandler {
+export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: RateLimiter): RequestHandler {
+  const ownerOf = createTokenOwnerLookup(deps);
   return async (req, res, next) => {
     limiter.markNoAccess(res);
     const token = req.query.token;
     if (token === undefined || token === '') throw new AppError('MISSING_TOKEN');
-    const deviceId = typeof token === 'string' && token.startsWith(SIMPLE_TOKEN_PREFIX) ? await stores.devices.idBySimpleToken(token) : null;
-    const device = deviceId ? await stores.devices.get(deviceId) : null;
-    const ownerId = device ? await stores.projects.ownerOf(device.projectId) : null;
-    const owner = ownerId ? await stores.users.get(ownerId) : null;
-    if (!device || !owner) throw new AppError('INVALID_TOKEN');
+    const found = typeof token === 'string' && token.startsWith(SIMPLE_TOKEN_PREFIX) ? await ownerOf(token) : null;
+    if (!found) throw new AppError('INVALID_TOKEN');
+    const { device, owner } = found;
     const limits = limiter.limitsOf(owner.plan);
     if (!device.simpleApiEnabled) {
       await limiter.report(res, owner.id, limits);

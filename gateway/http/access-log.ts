@@ -7,6 +7,11 @@ import type { Logger } from '../../common/logger';
  */
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
+    // At a level above info (LOG_LEVEL=warn) the line would be dropped: no timer, no listener.
+    if (!logger.isLevelEnabled('info')) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -108,14 +108,24 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  */
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, emit, rules, logger } = deps;
-  const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis, emit);
-  /** Work the pipeline started and does not wait for (twin wake signals). */
+  /** Work the pipeline started and does not wait for (fan-out, showing a device online ahead of its twin). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     background.add(work);
     void work.finally(() => background.delete(work));
   };
+  /**
+   * The pipeline's Socket.IO events, not waited for: what they tell is stored already, so a value
+   * is acknowledged, and a write answered, a Redis round trip earlier. One Redis cannot take is
+   * logged. Events leave on the one connection in the order they were made, so none overtakes
+   * an earlier one (a command's `sent` never precedes its `queued`).
+   */
+  const fanOut: EmitToRooms = (to, event, ...args) => {
+    track(emit(to, event, ...args).catch((err: unknown) => logger.warn({ err, rooms: to, event }, 'event not fanned out; what it tells is stored')));
+    return Promise.resolve();
+  };
+  const pending = createPendingCommandStore(redis);
+  const receipts = createCommandReceipts(redis, fanOut);
 
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
@@ -133,14 +143,22 @@ export function createIngest(deps: IngestDeps) {
       await pending.keep(deviceId, pin, value, at, command);
       return false;
     }
-    // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered.
-    await receipts
-      .move(deviceId, command.id, 'sent')
-      .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent'));
+    // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered,
+    // so the answer does not wait for the move. The move goes out on the connection that took the
+    // record before it (so Redis finds the record) and before the answer (so a read after the
+    // answer on this node finds it sent).
+    track(
+      receipts
+        .move(deviceId, command.id, 'sent')
+        .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent')),
+    );
     return true;
   }
 
-  /** Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one a device value acknowledged. */
+  /**
+   * Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one
+   * a device value acknowledged. A device's value usually touches none, and then costs nothing here.
+   */
   async function recordCommands(input: IngestInput, stored: StorePointResult, pin: string, command: Receipt | null, at: Date): Promise<void> {
     if (command) {
       const createdAt = new Date();
@@ -203,10 +221,7 @@ export function createIngest(deps: IngestDeps) {
 
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
-    // The value is stored: a fan-out Redis cannot take now is logged, and the write still answers as stored.
-    const emitted = emit([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event).catch((err: unknown) =>
-      logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'pin:update not fanned out; the value is stored'),
-    );
+    void fanOut([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
       track(
@@ -215,9 +230,13 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'device not shown online ahead of its twin')),
       );
     }
+    if (!command && !stored.superseded && !stored.acknowledged) {
+      return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null };
+    }
     // The value is stored: a receipt Redis cannot record now is logged, and the write still
-    // answers as stored, without a command id to look up (docs/commands.md).
-    const recorded = await recordCommands(input, stored, pin.name, command, at).then(
+    // answers as stored, without a command id to look up (docs/commands.md). The record is made
+    // while the broker takes the publish: both are round trips, neither needs the other.
+    const recording = recordCommands(input, stored, pin.name, command, at).then(
       () => true,
       (err: unknown) => {
         logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not recorded; the value is stored');
@@ -225,7 +244,7 @@ export function createIngest(deps: IngestDeps) {
       },
     );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
-    await emitted;
+    const recorded = await recording;
     const commandId = recorded ? (command?.id ?? null) : null;
     return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId };
   }

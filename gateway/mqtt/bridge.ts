@@ -61,10 +61,10 @@ export function startMqttBridge(deps: BridgeDeps) {
     return deps.redis.hget(keys.device(deviceId), 'projectId');
   }
 
-  async function handle(topic: string, payload: Buffer, userProperties?: Record<string, string | string[]>): Promise<void> {
+  async function handle(topic: string, payload: Buffer | string, userProperties?: Record<string, string | string[]>): Promise<void> {
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
-    const text = payload.toString('utf8');
+    const text = typeof payload === 'string' ? payload : payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
       counts.handled();
@@ -117,7 +117,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     for (;;) {
       if (stopped) return false;
       try {
-        await handle(packet.topic, Buffer.from(packet.payload), packet.properties?.userProperties);
+        await handle(packet.topic, packet.payload, packet.properties?.userProperties);
         return true;
       } catch (err) {
         if (!client.connected || Date.now() + delay > giveUpAt) {

@@ -65,6 +65,19 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     expect(await stack.redis.hget(`device:${device.id}:pins`, 'V1')).toBeNull();
   });
 
+  it('403 PLAN_FEATURE_UNAVAILABLE at once when an owner whose token was in use moves to the Free plan', async () => {
+    const paidOwner = await registerUser(stack.request);
+    await setPlan(stack.request, paidOwner, 'pro');
+    const project = await createProject(stack.request, paidOwner);
+    const device = await createDevice(stack.request, paidOwner, project.id);
+    const token = await enableSimpleApi(stack.request, paidOwner, device.id);
+    expect((await stack.request('GET', `/external/api/is-online?token=${token}`)).status).toBe(200);
+    expect((await stack.request('GET', `/external/api/is-online?token=${token}`)).status).toBe(200);
+    await setPlan(stack.request, paidOwner, 'free');
+    expectError(await stack.request('GET', `/external/api/update?token=${token}&pin=V1&value=1`), 403, 'PLAN_FEATURE_UNAVAILABLE');
+    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V1')).toBeNull();
+  });
+
   it('403 PLAN_FEATURE_UNAVAILABLE when the owner of the device\'s project is on the Free plan', async () => {
     const freeOwner = await registerUser(stack.request);
     const project = await createProject(stack.request, freeOwner);
