@@ -147,7 +147,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const address = config.TEMPORAL_ADDRESS as string;
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
-  const redis = createRedis(config.REDIS_URL, 'bench-twins');
+  const redis = createRedis(config, 'bench-twins');
   cleanup.add('redis', async () => void (await redis.quit()));
   const mqtt = createMqttClient(config, 'bench-twins');
   cleanup.add('mqtt', async () => void (await mqtt.endAsync()));

@@ -16,6 +16,23 @@ export const configSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /**
+   * Redis Cluster seeds, `host:port` comma-separated; when set, every connection is an ioredis
+   * Cluster found from them and REDIS_URL is not used (docs/architecture.md "Redis Cluster").
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((v) => v.split(',').map((seed) => seed.trim()).filter((seed) => seed !== ''))
+    .pipe(
+      z
+        .array(z.string().regex(/^[A-Za-z0-9_.:[\]-]+:\d{1,5}$/, 'host:port'))
+        .min(1, 'at least one host:port')
+        .transform((seeds) => seeds.map((seed) => {
+          const at = seed.lastIndexOf(':');
+          return { host: seed.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(seed.slice(at + 1)) };
+        })),
+    )
+    .optional(),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
   /** PostgreSQL for pin history (docs/operations.md); `npm start` starts a private cluster when unset. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'a postgres:// or postgresql:// URL' }).optional(),

@@ -44,12 +44,12 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     config.HISTORY_RETENTION_DAYS,
     logger.child({ component: 'history-db' }),
   );
-  const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
-  const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
-  const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
+  const redis = createRedis(config, `dds-gateway-${nodeId}`);
+  const sub = createRedis(config, `dds-sio-sub-${nodeId}`);
+  const rulesSub = createRedis(config, `dds-rules-sub-${nodeId}`);
   // The relay's XREADGROUP blocks for up to a second: its connection's deadline is longer than that.
-  const outboxRedis = createRedis(config.REDIS_URL, `dds-outbox-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
-  const historyRedis = createRedis(config.REDIS_URL, `dds-history-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
+  const outboxRedis = createRedis(config, `dds-outbox-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
+  const historyRedis = createRedis(config, `dds-history-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
   for (const client of [redis, sub, rulesSub, outboxRedis, historyRedis]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   }

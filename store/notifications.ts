@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../common/redis';
 import type { NotificationRecord } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';

@@ -4,7 +4,7 @@
  * its details say for each entry whether it was stored; every entry said to be stored is, and
  * every one said not to be stored is not, once Redis is back.
  */
-import type { Redis } from '../../common/redis';
+import { createRedis, type Redis } from '../../common/redis';
 import { createApiKey, enableSimpleApi, setPlan } from '../external/fixtures';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import type { HttpResult } from '../helpers/http';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   apiKey = (await createApiKey(stack.request, owner)).key;
   projectId = (await createProject(stack.request, owner)).id;
   await stack.redis.config('SET', 'notify-keyspace-events', 'Kh');
-  subscriber = stack.redis.duplicate();
+  subscriber = createRedis(stack.config, 'test-keyspace-subscriber');
 }, 60_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
  * own: the create answers 503 naming the dependency, no widget is stored, and no lock is left
  * behind once the dependency is back, even one the twin took after the gateway gave up on it.
  */
-import type { Redis } from '../../common/redis';
+import { createRedis, type Redis } from '../../common/redis';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import type { HttpResult } from '../helpers/http';
 import { ownRedis, ownTemporal, stopOwnServers, type OwnServer, type RestartableServer } from '../helpers/own-servers';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
   await stack.redis.config('SET', 'notify-keyspace-events', 'Kh');
-  subscriber = stack.redis.duplicate();
+  subscriber = createRedis(stack.config, 'test-keyspace-subscriber');
 }, 90_000);
 
 afterAll(async () => {

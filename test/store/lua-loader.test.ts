@@ -9,7 +9,7 @@ import { testConfig } from '../harness/config';
 let redis: Redis;
 
 beforeAll(() => {
-  redis = createRedis(testConfig().REDIS_URL, 'test-lua-loader');
+  redis = createRedis(testConfig(), 'test-lua-loader');
 });
 
 afterAll(async () => {

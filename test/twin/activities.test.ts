@@ -25,7 +25,7 @@ let acts: TwinActivities;
 
 beforeAll(async () => {
   const config = testConfig();
-  redis = createRedis(config.REDIS_URL, 'test-twin-activities');
+  redis = createRedis(config, 'test-twin-activities');
   mqtt = createMqttClient(config, 'test-twin-activities');
   await mqttConnected(mqtt);
   acts = createActivities({
@@ -114,8 +114,8 @@ test('lastSeen in the mirror only moves forward', async () => {
 
 test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {
   const config = testConfig();
-  const pub = createRedis(config.REDIS_URL, 'test-adapter-pub');
-  const sub = pub.duplicate();
+  const pub = createRedis(config, 'test-adapter-pub');
+  const sub = createRedis(config, 'test-adapter-sub');
   const httpServer = createServer();
   const server = new Server(httpServer, { adapter: createAdapter(pub, sub) });
   const device = await createDevice(redis);

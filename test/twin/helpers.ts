@@ -58,7 +58,7 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Pr
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const taskQueue = `twin-${name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(config.LOG_LEVEL, `test-${name}`);
-  const redis = createRedis(config.REDIS_URL, `test-${name}`, WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const redis = createRedis(config, `test-${name}`, WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqttClient = createMqttClient(config, `test-${name}`);
   await mqttConnected(mqttClient);
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
