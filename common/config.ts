@@ -55,7 +55,8 @@ export const configSchema = z.object({
   MQTT_DYNSEC_PASSWORD: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('device-twins'),
+  /** Names the outbox and history streams too; no braces, so their shard's hash tag is the only one (docs/architecture.md "Redis Cluster"). */
+  TEMPORAL_TASK_QUEUE: z.string().regex(/^[^{}]+$/, 'at least one character, no { or }').default('device-twins'),
   TEMPORAL_CLI_PATH: z.string().optional(),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().optional(),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),

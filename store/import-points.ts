@@ -1,5 +1,5 @@
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /**
@@ -29,7 +29,7 @@ export async function importPoints(
 ): Promise<ImportResult> {
   const reply = (await run(
     redis,
-    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream],
+    [keys.device(input.deviceId), keys.devicePins(input.deviceId), streamOf(input.historyStream, input.deviceId)],
     [input.historyStreamMax, input.deviceId, ...input.readings.flatMap((r) => [r.pin, r.value, r.at.getTime(), r.at.toISOString()])],
   )) as (string | number)[];
   const [projectId, ...flat] = reply;

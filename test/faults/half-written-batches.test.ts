@@ -11,6 +11,7 @@ import type { HttpResult } from '../helpers/http';
 import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { answerWithin, eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 const ENTRIES = 20;
 
@@ -76,7 +77,7 @@ async function expectTruthfulOutcomes(res: HttpResult, deviceId: string, field: 
   expect(outcomes[0]).toBe('stored');
   expect(outcomes[ENTRIES - 1]).toBe('not stored');
   expect(outcomes.filter((o) => o === 'unknown')).toHaveLength(1);
-  const stored = await stack.redis.hgetall(`device:${deviceId}:pins`);
+  const stored = await stack.redis.hgetall(keys.devicePins(deviceId));
   outcomes.forEach((outcome, i) => {
     if (outcome === 'stored') expect(JSON.parse(stored[pinOf(i)] ?? 'null')).toEqual(expect.objectContaining({ value: `v${i}` }));
     if (outcome === 'not stored') expect(stored[pinOf(i)]).toBeUndefined();
