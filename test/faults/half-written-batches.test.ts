@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** Sends a batch and freezes Redis the moment the first of its values is stored; thaws it once the answer is in. */
 async function freezeDuringBatch(deviceId: string, send: () => Promise<HttpResult>): Promise<HttpResult> {
-  const channel = `__keyspace@0__:device:${deviceId}:pins`;
+  const channel = `__keyspace@0__:${keys.devicePins(deviceId)}`;
   await subscriber.subscribe(channel);
   let frozen = false;
   const freezeOnFirst = (ch: string): void => {
