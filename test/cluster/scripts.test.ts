@@ -9,8 +9,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Redis as RedisClient } from 'ioredis';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis as RedisClient } from 'ioredis';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
@@ -20,7 +19,8 @@ import { importPoints } from '../../store/import-points';
 import { scriptSha } from '../../store/lua/load';
 import { createNotificationStore } from '../../store/notifications';
 import { createPendingCommandStore } from '../../store/pending-commands';
-import { createPgPool, type Pool } from '../../store/pg/pool';
+import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/history-db';
+import { createLogger } from '../../common/logger';
 import { storePoint } from '../../store/store-point';
 import type { NotificationRule } from '../../common/contracts';
 import { testConfig } from '../harness/config';
@@ -33,9 +33,10 @@ const scripts = readdirSync(LUA)
 const nameBySha = new Map(scripts.map((name) => [scriptSha(name), name]));
 
 let redis: Redis;
-let pool: Pool;
+let db: HistoryDatabase;
 let stores: Stores;
 const monitors: RedisClient[] = [];
+const watchers: RedisClient[] = [];
 const ran = new Set<string>();
 const config = testConfig({ TEMPORAL_TASK_QUEUE: `cluster-scripts-${randomUUID()}` });
 const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
@@ -45,11 +46,15 @@ beforeAll(async () => {
   expect(config.REDIS_CLUSTER_NODES).toHaveLength(3);
   redis = createRedis(config, 'test-cluster-scripts', 10_000);
   expect(redis).toBeInstanceOf(Cluster);
-  pool = createPgPool(config.DATABASE_URL as string, 'test-cluster-scripts', { max: 2 });
-  stores = createStores(redis, pool, config, randomBytes(32).toString('hex'));
+  // Migrated as a gateway node migrates it at start (the range delete below reads it).
+  db = await openHistoryDatabase(config.DATABASE_URL as string, 'test-cluster-scripts', config.HISTORY_RETENTION_DAYS, createLogger('silent', 'test'));
+  stores = createStores(redis, db.pool, config, randomBytes(32).toString('hex'));
   await (redis as Cluster).ping();
+  // A monitor of its own per master (not a Cluster node's connection, which serves the stores).
   for (const node of (redis as Cluster).nodes('master')) {
-    const monitor = await node.monitor();
+    const watcher = new RedisClient({ host: node.options.host, port: node.options.port, connectionName: 'test-cluster-scripts-monitor' });
+    watchers.push(watcher);
+    const monitor = await watcher.monitor();
     monitor.on('monitor', (_time: string, args: string[]) => {
       const [command, shaOrBody] = args;
       const kind = command?.toLowerCase();
@@ -62,8 +67,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const monitor of monitors) monitor.disconnect();
-  await Promise.allSettled([redis?.quit(), pool?.end()]);
+  for (const client of [...monitors, ...watchers]) client.disconnect();
+  await Promise.allSettled([redis?.quit(), db?.close()]);
 });
 
 /** Drops a device's points from its shard's history stream: no persister runs here, and reads wait for it to drain. */
