@@ -1,4 +1,4 @@
-import { Cluster, Redis as RedisClient, ReplyError, type Command } from 'ioredis';
+import { Cluster, Command, Redis as RedisClient, ReplyError } from 'ioredis';
 import type { Config } from './config';
 import { DependencyUnavailableError } from './errors';
 
@@ -77,4 +77,21 @@ export async function pubsubClients(redis: Redis): Promise<{ connectionName: str
   return lists
     .flatMap((list) => String(list).split('\n'))
     .map((line) => ({ connectionName: (/ name=(\S*)/.exec(line)?.[1] ?? '').replace(/^ioredis-cluster\([a-z]+\):/, ''), line }));
+}
+
+/** The slot whose master a Cluster client publishes through (PUBLISH has no key: ioredis would pick a node at random). */
+const PUBLISH_SLOT = 0;
+
+/**
+ * PUBLISH, in the order of the calls: a standalone connection keeps it; on a Cluster every publish
+ * of this client goes through one master (the one serving PUBLISH_SLOT), whose cluster bus hands
+ * them to the other masters' subscribers in that order. Through a random master each time, two
+ * events of one device could reach a subscriber swapped (docs/realtime.md sequence numbers would
+ * see a gap that is not one).
+ */
+export function publishInOrder(redis: Redis, channel: string, message: string | Buffer): Promise<number> {
+  if (!(redis instanceof Cluster)) return redis.publish(channel, message);
+  const command = new Command('publish', [channel, message], { replyEncoding: 'utf8' });
+  void redis.sendCommand(command, undefined, { slot: PUBLISH_SLOT });
+  return command.promise as Promise<number>;
 }
