@@ -1,11 +1,60 @@
-/** Jest runs TypeScript through swc; `npm run typecheck` is the type gate. */
-module.exports = {
+/**
+ * Jest runs TypeScript through swc; `npm run typecheck` is the type gate.
+ *
+ * Two projects: every test file against the run's Redis, and the files that exercise every Redis
+ * script and the Socket.IO adapter once more against the run's 3-master Redis Cluster (the same
+ * files, parametrised by the `DDS_REDIS_CLUSTER` global: test/harness/config.ts), plus the
+ * cluster's script coverage check (docs/architecture.md "Redis Cluster").
+ */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
+};
+
+const CLUSTER_ONLY = ['<rootDir>/test/cluster/**/*.test.ts'];
+
+module.exports = {
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'redis',
+      rootDir: __dirname,
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
+    },
+    {
+      ...common,
+      displayName: 'redis-cluster',
+      rootDir: __dirname,
+      roots: ['<rootDir>/test'],
+      globals: { DDS_REDIS_CLUSTER: true },
+      testMatch: [
+        ...CLUSTER_ONLY,
+        '<rootDir>/test/ingest/two-nodes.test.ts',
+        '<rootDir>/test/api/auth.test.ts',
+        '<rootDir>/test/api/projects.test.ts',
+        '<rootDir>/test/api/devices.test.ts',
+        '<rootDir>/test/api/login-throttle.test.ts',
+        '<rootDir>/test/external/auth.test.ts',
+        '<rootDir>/test/external/rate-limit.test.ts',
+        '<rootDir>/test/management/rules.test.ts',
+        '<rootDir>/test/management/widgets.test.ts',
+        '<rootDir>/test/management/cascade.test.ts',
+        '<rootDir>/test/management/notifications.test.ts',
+        '<rootDir>/test/commands/commands.test.ts',
+        '<rootDir>/test/alarms/alarms.test.ts',
+        '<rootDir>/test/pg/history.test.ts',
+        '<rootDir>/test/data/read.test.ts',
+        '<rootDir>/test/realtime/resync.test.ts',
+        '<rootDir>/test/simple/endpoints.test.ts',
+        '<rootDir>/test/external/pins.test.ts',
+        '<rootDir>/test/management/notification-reads.test.ts',
+      ],
+    },
+  ],
 };

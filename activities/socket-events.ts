@@ -1,6 +1,6 @@
 import { Emitter } from '@socket.io/redis-emitter';
 import type { ServerToClientEvents } from '../common/contracts';
-import type { Redis } from '../common/redis';
+import { publishInOrder, type Redis } from '../common/redis';
 
 /** Emits a Socket.IO event to rooms and resolves once Redis took it (so a failure fails the activity). */
 export type EmitToRooms = <Ev extends keyof ServerToClientEvents>(
@@ -18,7 +18,7 @@ export function createRoomEmitter(redis: Redis): EmitToRooms {
   let published: Promise<unknown>[] = [];
   const client = {
     publish(channel: string, message: string | Buffer): Promise<number> {
-      const p = redis.publish(channel, message);
+      const p = publishInOrder(redis, channel, message);
       published.push(p);
       return p;
     },

@@ -273,7 +273,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: 'bench-twins', CREDENTIAL_KEY: randomBytes(32).toString('hex'), DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S) },
     { entry: GATEWAY_ENTRY, name: 'gateway' },
   );
-  const redis = createRedis(backends.redisUrl, 'bench-twins');
+  const redis = createRedis({ REDIS_URL: backends.redisUrl }, 'bench-twins');
   cleanup.add('redis', async () => void (await redis.quit()));
   const connection = await Connection.connect({ address: backends.temporalAddress });
   cleanup.add('client connection', () => connection.close());

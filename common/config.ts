@@ -16,6 +16,23 @@ export const configSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /**
+   * Redis Cluster seeds, `host:port` comma-separated; when set, every connection is an ioredis
+   * Cluster found from them and REDIS_URL is not used (docs/architecture.md "Redis Cluster").
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((v) => v.split(',').map((seed) => seed.trim()).filter((seed) => seed !== ''))
+    .pipe(
+      z
+        .array(z.string().regex(/^[A-Za-z0-9_.:[\]-]+:\d{1,5}$/, 'host:port'))
+        .min(1, 'at least one host:port')
+        .transform((seeds) => seeds.map((seed) => {
+          const at = seed.lastIndexOf(':');
+          return { host: seed.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(seed.slice(at + 1)) };
+        })),
+    )
+    .optional(),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
   /** PostgreSQL for pin history (docs/operations.md); `npm start` starts a private cluster when unset. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'a postgres:// or postgresql:// URL' }).optional(),
@@ -38,7 +55,8 @@ export const configSchema = z.object({
   MQTT_DYNSEC_PASSWORD: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('device-twins'),
+  /** Names the outbox and history streams too; no braces, so their shard's hash tag is the only one (docs/architecture.md "Redis Cluster"). */
+  TEMPORAL_TASK_QUEUE: z.string().regex(/^[^{}]+$/, 'at least one character, no { or }').default('device-twins'),
   TEMPORAL_CLI_PATH: z.string().optional(),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().optional(),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),

@@ -72,6 +72,8 @@ export type OutboxIntent = z.infer<typeof intentSchema>;
 
 /** An intent a store step wrote, with its stream entry id, so the caller may carry it out at once (gateway/outbox/carry-out-now.ts). */
 export interface WrittenIntent {
+  /** The shard's outbox stream it was written to (keys.outbox, streamOf). */
+  stream: string;
   entryId: string;
   intent: OutboxIntent;
 }

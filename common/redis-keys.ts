@@ -1,27 +1,65 @@
+/**
+ * Shards (docs/architecture.md "Redis Cluster"): every key owned by a device, a project or a user
+ * carries the hash tag of its owner's shard, `{s<k>}`, and each shard has its own outbox and history
+ * stream, so a step that writes a device's keys and a stream stays in one cluster slot. A constant:
+ * changing it renames keys (a migration, docs/operations.md).
+ */
+export const SHARDS = 16;
+
+/** The shard of an id: FNV-1a (32 bit) of its characters, mod SHARDS. Stable across processes and releases. */
+export function shardOf(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % SHARDS;
+}
+
+/** The hash tag of an id's shard. */
+const tag = (id: string): string => `{s${shardOf(id)}}`;
+
+/** The stream of one shard in a family of per-shard streams (keys.outbox, keys.historyStream). */
+export function shardStream(family: string, shard: number): string {
+  return `${family}:{s${shard}}`;
+}
+
+/** The stream of `family` in the slot of `ownerId`'s keys (a device, a project or a user). */
+export function streamOf(family: string, ownerId: string): string {
+  return shardStream(family, shardOf(ownerId));
+}
+
+/** Every shard's stream of a family: what a relay or persister reads, one XREADGROUP each. */
+export function shardStreams(family: string): string[] {
+  return Array.from({ length: SHARDS }, (_, k) => shardStream(family, k));
+}
+
 /** The one Redis key scheme. Every store builds its keys here, so a cascade delete can find them all. */
 export const keys = {
-  user: (userId: string) => `user:${userId}`,
+  user: (userId: string) => `user:${tag(userId)}:${userId}`,
   userByEmail: (email: string) => `user:email:${email.toLowerCase()}`,
-  userProjects: (userId: string) => `user:${userId}:projects`,
-  userApiKeys: (userId: string) => `user:${userId}:apikeys`,
+  userProjects: (userId: string) => `user:${tag(userId)}:${userId}:projects`,
+  userApiKeys: (userId: string) => `user:${tag(userId)}:${userId}:apikeys`,
   session: (tokenHash: string) => `session:${tokenHash}`,
-  apiKey: (keyId: string) => `apikey:${keyId}`,
+  apiKey: (keyId: string) => `apikey:${tag(keyId)}:${keyId}`,
   apiKeyByHash: (keyHash: string) => `apikey:hash:${keyHash}`,
-  project: (projectId: string) => `project:${projectId}`,
-  projectMembers: (projectId: string) => `project:${projectId}:members`,
-  projectDevices: (projectId: string) => `project:${projectId}:devices`,
-  device: (deviceId: string) => `device:${deviceId}`,
+  project: (projectId: string) => `project:${tag(projectId)}:${projectId}`,
+  projectMembers: (projectId: string) => `project:${tag(projectId)}:${projectId}:members`,
+  projectDevices: (projectId: string) => `project:${tag(projectId)}:${projectId}:devices`,
+  device: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}`,
   /**
    * The outbox: a stream of intents (notifications to deliver, ...) written in the same step as the
    * state change they belong to, carried out by every gateway node's relay. One per task queue:
-   * deployments (or test stacks) sharing a Redis each carry out their own.
+   * deployments (or test stacks) sharing a Redis each carry out their own. This is the family's
+   * name: each shard has its stream (`streamOf`, `shardStreams`), written in the owner's slot.
    */
   outbox: (taskQueue: string) => `outbox:${taskQueue}`,
   /**
    * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
    * value, drained by every node's history persister (gateway/history/persister.ts). One per task
    * queue, like the outbox. An entry is one point (`p`) or a bulk import's readings (`b`):
-   * store/history-stream.ts.
+   * store/history-stream.ts. A family, like the outbox: one stream per shard, the device's
+   * (`streamOf(family, deviceId)`).
    */
   historyStream: (taskQueue: string) => `history:${taskQueue}`,
   /** How many points a history stream's bulk entries hold beyond one each; named after the stream, so in its hash slot. */
@@ -29,51 +67,51 @@ export const keys = {
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */
-  deviceState: (deviceId: string) => `device:${deviceId}:state`,
+  deviceState: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:state`,
   /** Latest value of each pin: field = pin name, value = JSON `{value, updatedAt}`. */
-  devicePins: (deviceId: string) => `device:${deviceId}:pins`,
+  devicePins: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:pins`,
   /** Pin locks: field = pin name, value = JSON `{lockedAt, widgetId}`. Written by the twin's activities. */
-  deviceLocks: (deviceId: string) => `device:${deviceId}:locks`,
+  deviceLocks: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:locks`,
   /**
    * Commands kept for a device that was not online when they were written: field = pin name,
    * value = JSON `{value, queuedAt}` (newest per pin). Written by ingest, drained by the twin.
    */
-  devicePending: (deviceId: string) => `device:${deviceId}:pending`,
+  devicePending: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:pending`,
   /** Whether each threshold rule of a device is inside its condition now: field = rule id, value 1|0. */
-  deviceRuleState: (deviceId: string) => `device:${deviceId}:rule-state`,
+  deviceRuleState: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:rule-state`,
   /** The alarms of a device, one per threshold rule: field = rule id, value = JSON (Alarm in contracts.ts; store/alarms.ts). */
-  deviceAlarms: (deviceId: string) => `device:${deviceId}:alarms`,
+  deviceAlarms: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:alarms`,
   /** One command (Command in contracts.ts; store/commands.ts), JSON; expires a week after it was made. */
-  command: (commandId: string) => `command:${commandId}`,
+  command: (commandId: string) => `command:${tag(commandId)}:${commandId}`,
   /** A device's recent command ids, scored by creation (epoch ms); the newest 100 are kept. */
-  deviceCommands: (deviceId: string) => `device:${deviceId}:commands`,
+  deviceCommands: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:commands`,
   /** Short-lived marker: the twin was just told this offline device is active (dedups the signal). */
-  deviceWake: (deviceId: string) => `device:${deviceId}:wake`,
+  deviceWake: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:wake`,
   /** Ids of the notification rules bound to a device. */
-  deviceRules: (deviceId: string) => `device:${deviceId}:rules`,
-  projectRules: (projectId: string) => `project:${projectId}:rules`,
+  deviceRules: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:rules`,
+  projectRules: (projectId: string) => `project:${tag(projectId)}:${projectId}:rules`,
   /** One notification rule, stored as JSON (NotificationRule in contracts.ts). */
-  rule: (ruleId: string) => `rule:${ruleId}`,
+  rule: (ruleId: string) => `rule:${tag(ruleId)}:${ruleId}`,
   /** One dashboard widget, stored as JSON (Widget in store/widgets.ts); `config.label` labels its pin. */
-  widget: (widgetId: string) => `widget:${widgetId}`,
+  widget: (widgetId: string) => `widget:${tag(widgetId)}:${widgetId}`,
   /** Ids of the widgets of a project. */
-  projectWidgets: (projectId: string) => `project:${projectId}:widgets`,
+  projectWidgets: (projectId: string) => `project:${tag(projectId)}:${projectId}:widgets`,
   /** Ids of the widgets bound to a device. */
-  deviceWidgets: (deviceId: string) => `device:${deviceId}:widgets`,
+  deviceWidgets: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:widgets`,
   /** One notification record, stored as JSON (NotificationRecord in contracts.ts). */
-  notification: (notificationId: string) => `notification:${notificationId}`,
+  notification: (notificationId: string) => `notification:${tag(notificationId)}:${notificationId}`,
   /** All notifications of a project: sorted set of ids scored by createdAt (epoch ms). */
-  projectNotifications: (projectId: string) => `project:${projectId}:notifications`,
+  projectNotifications: (projectId: string) => `project:${tag(projectId)}:${projectId}:notifications`,
   /**
    * The notifications of a project one member has not read: a subset of projectNotifications, same
    * scores. Read state is each member's own; the key is named by project first, so a move to Redis
    * Cluster tags the project id and keeps every notification write of a project in one slot.
    */
-  projectMemberUnreadNotifications: (projectId: string, userId: string) => `project:${projectId}:notifications:unread:${userId}`,
+  projectMemberUnreadNotifications: (projectId: string, userId: string) => `project:${tag(projectId)}:${projectId}:notifications:unread:${userId}`,
   /** Requests of a user to the external interfaces in one minute window (epoch minutes); expires after it. */
-  rateLimitMinute: (userId: string, window: number) => `ratelimit:${userId}:m:${window}`,
+  rateLimitMinute: (userId: string, window: number) => `ratelimit:${tag(userId)}:${userId}:m:${window}`,
   /** Requests of a user to the external interfaces in one UTC day (YYYY-MM-DD); expires after it. */
-  rateLimitDay: (userId: string, day: string) => `ratelimit:${userId}:d:${day}`,
+  rateLimitDay: (userId: string, day: string) => `ratelimit:${tag(userId)}:${userId}:d:${day}`,
   /** Login attempts on one account (SHA-256 of its lowercased email) in one throttle window; expires after it. */
   loginAccount: (emailHash: string, window: number) => `login:account:${emailHash}:${window}`,
   /** Login attempts from one client address in one throttle window; expires after it. */

@@ -1,4 +1,5 @@
-import { Redis, ReplyError, type Command } from 'ioredis';
+import { Cluster, Command, Redis as RedisClient, ReplyError } from 'ioredis';
+import type { Config } from './config';
 import { DependencyUnavailableError } from './errors';
 
 /** How long one command may wait for Redis (queued while reconnecting, or sent and unanswered). */
@@ -9,7 +10,7 @@ export const WORKER_REDIS_COMMAND_TIMEOUT_MS = 10_000;
 const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new () => Error);
 
 /**
- * One Redis connection; auto-pipelining batches concurrent commands into one round trip.
+ * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster); auto-pipelining batches concurrent commands into one round trip.
  *
  * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
  * (docs/architecture.md "Outages"):
@@ -29,25 +30,68 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
  * The deadline applies to blocking commands too: a BLPOP / XREAD BLOCK on this client must block
  * for less than REDIS_COMMAND_TIMEOUT_MS.
  */
-export function createRedis(url: string, connectionName: string, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Redis {
-  const redis = new Redis(url, {
+export function createRedis(
+  target: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>,
+  connectionName: string,
+  commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS,
+): Redis {
+  const options = {
     connectionName,
-    enableAutoPipelining: true,
     commandTimeout: commandTimeoutMs,
     enableOfflineQueue: true,
     maxRetriesPerRequest: 1,
     lazyConnect: false,
-  });
-  const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+  };
+  const redis: Redis = target.REDIS_CLUSTER_NODES
+    ? new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining: true, enableOfflineQueue: true, redisOptions: options })
+    : new RedisClient(target.REDIS_URL, { ...options, enableAutoPipelining: true });
+  // A Cluster's sendCommand takes a third argument (the node): every argument is passed on.
+  const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
+  redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
     // The offline queue is flushed through here after a reconnect: a command that already failed stays unsent.
     if (command.isSettled) return command.promise;
     const reject = command.reject;
     command.reject = (err: Error) =>
       reject(isReplyError(err) || err instanceof DependencyUnavailableError ? err : new DependencyUnavailableError('redis', { cause: err }));
-    return send(command, stream);
-  };
+    return send(command, ...rest);
+  }) as typeof redis.sendCommand;
   return redis;
 }
 
-export type { Redis };
+/** A connection to a standalone Redis, or an ioredis Cluster (REDIS_CLUSTER_NODES). */
+export type Redis = RedisClient | Cluster;
+
+/** The name a connection (or each of a Cluster's node connections) was given at createRedis. */
+export function connectionNameOf(redis: Redis): string | undefined {
+  return redis instanceof Cluster ? redis.options.redisOptions?.connectionName : redis.options.connectionName;
+}
+
+/**
+ * The pub/sub connections Redis knows (CLIENT LIST TYPE pubsub), of every master of a Cluster,
+ * each with the name it was given at createRedis: a Cluster's subscriber connection is named
+ * `ioredis-cluster(subscriber):{name}` by ioredis.
+ */
+export async function pubsubClients(redis: Redis): Promise<{ connectionName: string; line: string }[]> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const lists = await Promise.all(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
+  return lists
+    .flatMap((list) => String(list).split('\n'))
+    .map((line) => ({ connectionName: (/ name=(\S*)/.exec(line)?.[1] ?? '').replace(/^ioredis-cluster\([a-z]+\):/, ''), line }));
+}
+
+/** The slot whose master a Cluster client publishes through (PUBLISH has no key: ioredis would pick a node at random). */
+const PUBLISH_SLOT = 0;
+
+/**
+ * PUBLISH, in the order of the calls: a standalone connection keeps it; on a Cluster every publish
+ * of this client goes through one master (the one serving PUBLISH_SLOT), whose cluster bus hands
+ * them to the other masters' subscribers in that order. Through a random master each time, two
+ * events of one device could reach a subscriber swapped (docs/realtime.md sequence numbers would
+ * see a gap that is not one).
+ */
+export function publishInOrder(redis: Redis, channel: string, message: string | Buffer): Promise<number> {
+  if (!(redis instanceof Cluster)) return redis.publish(channel, message);
+  const command = new Command('publish', [channel, message], { replyEncoding: 'utf8' });
+  void redis.sendCommand(command, undefined, { slot: PUBLISH_SLOT });
+  return command.promise as Promise<number>;
+}

@@ -5,8 +5,8 @@ import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
 import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
-import { createRedis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { createRedis, type Redis } from '../common/redis';
+import { keys, shardStreams } from '../common/redis-keys';
 import { createStores } from '../store';
 import { openHistoryDatabase } from '../store/pg/history-db';
 import { startHistoryPersister } from './history/persister';
@@ -46,13 +46,16 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     config.HISTORY_RETENTION_DAYS,
     logger.child({ component: 'history-db' }),
   );
-  const redis = createRedis(config.REDIS_URL, `dds-gateway-${nodeId}`);
-  const sub = createRedis(config.REDIS_URL, `dds-sio-sub-${nodeId}`);
-  const rulesSub = createRedis(config.REDIS_URL, `dds-rules-sub-${nodeId}`);
-  // The relay's XREADGROUP blocks for up to a second: its connection's deadline is longer than that.
-  const outboxRedis = createRedis(config.REDIS_URL, `dds-outbox-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
-  const historyRedis = createRedis(config.REDIS_URL, `dds-history-${nodeId}`, OUTBOX_COMMAND_TIMEOUT_MS);
-  for (const client of [redis, sub, rulesSub, outboxRedis, historyRedis]) {
+  const redis = createRedis(config, `dds-gateway-${nodeId}`);
+  const sub = createRedis(config, `dds-sio-sub-${nodeId}`);
+  const rulesSub = createRedis(config, `dds-rules-sub-${nodeId}`);
+  // One relay and one persister per shard's stream (docs/architecture.md "Redis Cluster"), each on a
+  // connection of its own: its XREADGROUP blocks for up to a second, so the deadline is longer than that.
+  const outboxStreams = shardStreams(keys.outbox(config.TEMPORAL_TASK_QUEUE));
+  const historyStreams = shardStreams(keys.historyStream(config.TEMPORAL_TASK_QUEUE));
+  const outboxRedis = outboxStreams.map((_, k) => createRedis(config, `dds-outbox-${nodeId}-s${k}`, OUTBOX_COMMAND_TIMEOUT_MS));
+  const historyRedis = historyStreams.map((_, k) => createRedis(config, `dds-history-${nodeId}-s${k}`, OUTBOX_COMMAND_TIMEOUT_MS));
+  for (const client of [redis, sub, rulesSub, ...outboxRedis, ...historyRedis]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   }
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
@@ -79,19 +82,32 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries });
-  const relay = await startOutboxRelay({ redis: outboxRedis, stream: outbox, consumer: config.NODE_ID, handle: carryOut, logger });
-  metrics.outbox.backlog(relay.backlog);
+  const relays = await Promise.all(
+    outboxStreams.map((stream, k) =>
+      startOutboxRelay({ redis: outboxRedis[k] as Redis, stream, consumer: config.NODE_ID, handle: carryOut, logger }),
+    ),
+  );
+  metrics.outbox.backlog(() => relays.reduce((sum, relay) => sum + relay.backlog(), 0));
   const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
-  const persister = await startHistoryPersister({
-    redis: historyRedis,
-    pool: historyDb.pool,
-    stream: historyStream,
-    consumer: config.NODE_ID,
-    retentionDays: config.HISTORY_RETENTION_DAYS,
-    logger: logger.child({ component: 'history-persister' }),
-  });
-  metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history stream length)', () => persister.lag().backlog);
-  metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () => persister.lag().lagSeconds);
+  const persisters = await Promise.all(
+    historyStreams.map((stream, k) =>
+      startHistoryPersister({
+        redis: historyRedis[k] as Redis,
+        pool: historyDb.pool,
+        stream,
+        consumer: config.NODE_ID,
+        retentionDays: config.HISTORY_RETENTION_DAYS,
+        logger: logger.child({ component: 'history-persister', shard: k }),
+      }),
+    ),
+  );
+  const lags = () => persisters.map((persister) => persister.lag());
+  metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history streams\' length)', () =>
+    lags().reduce((sum, lag) => sum + lag.backlog, 0),
+  );
+  metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () =>
+    Math.max(0, ...lags().map((lag) => lag.lagSeconds)),
+  );
   const events = createNodeEmitter(createRoomEmitter(redis));
   const statusAhead = createStatusAhead({ redis, emit: events.emit, logger, outbox });
   const ingest = createIngest({
@@ -129,7 +145,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     ingest,
     broker,
     notify,
-    carryOutNow: carryOutNow({ redis, stream: outbox, handle: carryOut, logger }),
+    carryOutNow: carryOutNow({ redis, handle: carryOut, logger }),
     settler,
     metrics,
     pub: redis,
@@ -153,11 +169,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await gateway.close();
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
-      await relay.stop();
+      await Promise.all(relays.map((relay) => relay.stop()));
       await settler.stop();
-      await persister.stop();
+      await Promise.all(persisters.map((persister) => persister.stop()));
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close(), historyDb.close()]);
-      await Promise.allSettled([redis.quit(), sub.quit(), rulesSub.quit(), outboxRedis.quit(), historyRedis.quit()]);
+      await Promise.allSettled([redis, sub, rulesSub, ...outboxRedis, ...historyRedis].map((client) => client.quit()));
     },
   };
 }

@@ -1,6 +1,6 @@
 /** Real Redis, Mosquitto, Temporal and PostgreSQL servers on free ports, for tests and `npm start`. */
 export { freePort } from './dev-servers/free-port';
-export { startRedis, type RedisServer } from './dev-servers/redis';
+export { startRedis, startRedisCluster, type RedisServer, type RedisClusterServer } from './dev-servers/redis';
 export { startMosquitto, type MosquittoServer } from './dev-servers/mosquitto';
 export { MAX_QUEUED_MESSAGES } from './dev-servers/mosquitto-config';
 export { startTemporal, type TemporalServer, type TemporalOptions } from './dev-servers/temporal';

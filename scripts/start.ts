@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
-  const workerRedis = createRedis(config.REDIS_URL, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const workerRedis = createRedis(config, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const workerMqtt = createMqttClient(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker = await createTwinWorker({ config, connection, redis: workerRedis, mqtt: workerMqtt, logger });

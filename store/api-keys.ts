@@ -4,7 +4,7 @@ import { keys } from '../common/redis-keys';
 import { hashSecret, newSecret } from '../common/credentials';
 import { luaScript } from './lua/load';
 
-const REVOKE = luaScript('revoke-api-key-n');
+const REVOKE = luaScript('revoke-api-key-1');
 const TOUCH = luaScript('touch-api-key-1');
 
 export const API_KEY_PREFIX = 'dds_';
@@ -50,9 +50,11 @@ export function createApiKeyStore(redis: Redis) {
         expiresAt,
         lastUsedAt: null,
       };
-      await redis
-        .multi()
-        .hset(keys.apiKey(apiKey.id), {
+      // Three slots (docs/architecture.md "Redis Cluster"): the user's set and the by-hash index
+      // first, the record last; readers of either keep only ids with a record.
+      await redis.sadd(keys.userApiKeys(userId), apiKey.id);
+      await redis.set(keys.apiKeyByHash(hash), apiKey.id);
+      await redis.hset(keys.apiKey(apiKey.id), {
           id: apiKey.id,
           userId,
           name,
@@ -60,10 +62,7 @@ export function createApiKeyStore(redis: Redis) {
           createdAt: apiKey.createdAt,
           expiresAt: expiresAt ?? '',
           hash,
-        })
-        .set(keys.apiKeyByHash(hash), apiKey.id)
-        .sadd(keys.userApiKeys(userId), apiKey.id)
-        .exec();
+        });
       return { apiKey, key };
     },
 
@@ -78,12 +77,11 @@ export function createApiKeyStore(redis: Redis) {
 
     /** Revokes a key of this user; returns false when the user has no such key. */
     async revoke(userId: string, keyId: string): Promise<boolean> {
-      const revoked = await REVOKE(
-        redis,
-        [keys.apiKey(keyId), keys.userApiKeys(userId)],
-        [userId, keyId, keys.apiKeyByHash('')],
-      );
-      return revoked === 1;
+      const hash = await REVOKE(redis, [keys.apiKey(keyId)], [userId]);
+      if (typeof hash !== 'string') return false;
+      await redis.del(keys.apiKeyByHash(hash));
+      await redis.srem(keys.userApiKeys(userId), keyId);
+      return true;
     },
 
     /** Records that a live key was used, at most once a minute whatever the traffic on any node. */

@@ -72,7 +72,7 @@ export function createCommandStore(redis: Redis) {
     async recent(deviceId: string, limit: number): Promise<StoredCommand[]> {
       const ids = await redis.zrevrange(keys.deviceCommands(deviceId), 0, limit - 1);
       if (ids.length === 0) return [];
-      const docs = await redis.mget(ids.map((id) => keys.command(id)));
+      const docs = await Promise.all(ids.map((id) => redis.get(keys.command(id))));
       return docs.flatMap((json) => (json === null ? [] : [JSON.parse(json) as StoredCommand]));
     },
   };

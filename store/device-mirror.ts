@@ -1,6 +1,6 @@
 import type { DisconnectReason } from '../common/contracts';
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /** The twin's status write to the mirror, a no-op once the device is gone (write-status-3.lua). */
@@ -58,7 +58,7 @@ export async function writeStatusAhead(
 ): Promise<StatusAhead> {
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
-    [keys.device(input.deviceId), keys.deviceState(input.deviceId), input.outbox],
+    [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId)],
     [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : ''],
   )) as [number, string, string, number, string];
   const [written, status, seen, seq, projectId] = reply;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDisconnectReason, type DeviceStatus, type DisconnectReason, type PinLock } from '../common/contracts';
 import type { WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
 import { deleteDeviceScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
@@ -79,10 +79,9 @@ export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page
 /** `outbox`: the stream (keys.outbox) a new device's twin start is written to, in the step that creates it. */
 export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
   async function withStates(devices: Device[]): Promise<DeviceWithState[]> {
-    const pipeline = redis.pipeline();
-    for (const d of devices) pipeline.hgetall(keys.deviceState(d.id));
-    const states = (await pipeline.exec()) ?? [];
-    return devices.map((d, i) => ({ ...d, state: toDeviceState((states[i]?.[1] ?? {}) as Record<string, string>) }));
+    // Devices live in several slots: concurrent commands, which auto-pipelining batches per node.
+    const states = await Promise.all(devices.map((d) => redis.hgetall(keys.deviceState(d.id))));
+    return devices.map((d, i) => ({ ...d, state: toDeviceState(states[i] ?? {}) }));
   }
 
   return {
@@ -102,6 +101,11 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         tokenLast4: token.slice(-4),
         simpleApiEnabled: false,
       };
+      // Three slots (docs/architecture.md "Redis Cluster"): the project's index and the token's
+      // first, then the device with its twin-start intent in one MULTI of the device's slot. Until
+      // that step the device does not exist for anyone: readers of either index check its hash.
+      await redis.zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id);
+      await redis.set(keys.deviceByToken(tokenHash), device.id);
       await redis
         .multi()
         .hset(keys.device(device.id), {
@@ -115,9 +119,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
           tokenLast4: device.tokenLast4,
           simpleApiEnabled: '0',
         })
-        .set(keys.deviceByToken(tokenHash), device.id)
-        .zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id)
-        .xadd(outbox, '*', ...outboxFields({ type: 'twin-start', payload: { deviceId: device.id, projectId } }))
+        .xadd(streamOf(outbox, device.id), '*', ...outboxFields({ type: 'twin-start', payload: { deviceId: device.id, projectId } }))
         .exec();
       return { device: { ...device, state: toDeviceState({}) }, token };
     },
@@ -147,18 +149,14 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
       let ids = ordered;
       if (query.status) {
-        const pipeline = redis.pipeline();
-        for (const id of ordered) pipeline.hget(keys.deviceState(id), 'status');
-        const statuses = (await pipeline.exec()) ?? [];
-        ids = ordered.filter((_, i) => ((statuses[i]?.[1] as string | null) ?? 'offline') === query.status);
+        const statuses = await Promise.all(ordered.map((id) => redis.hget(keys.deviceState(id), 'status')));
+        ids = ordered.filter((_, i) => (statuses[i] ?? 'offline') === query.status);
       }
       const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
       const pageIds = ids.slice(start, start + query.limit);
-      const pipeline = redis.pipeline();
-      for (const id of pageIds) pipeline.hgetall(keys.device(id));
-      const rows = (await pipeline.exec()) ?? [];
+      const rows = await Promise.all(pageIds.map((id) => redis.hgetall(keys.device(id))));
       const devices = rows
-        .map((r) => toDevice((r[1] ?? {}) as Record<string, string>))
+        .map((r) => toDevice(r))
         .filter((d): d is Device => d !== null);
       return { devices: await withStates(devices), total: ids.length };
     },
@@ -220,7 +218,10 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
     /** The device an `iot_` token belongs to, or null when no device has it (now). */
     async idBySimpleToken(token: string): Promise<string | null> {
-      return redis.get(keys.deviceBySimpleToken(hashSecret(token)));
+      const hash = hashSecret(token);
+      const id = await redis.get(keys.deviceBySimpleToken(hash));
+      // The index is its own slot: it counts only while the device holds that hash (docs/architecture.md "Redis Cluster").
+      return id !== null && (await redis.hget(keys.device(id), 'simpleTokenHash')) === hash ? id : null;
     },
 
     /** Creates a new `iot_` token (replacing any old one); null when the device is gone. */

@@ -1,5 +1,5 @@
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /**
@@ -42,7 +42,12 @@ export async function importPoints(
   for (const r of input.readings) entry.push(r.ms, r.pin, r.value);
   const reply = (await run(
     redis,
-    [keys.device(input.deviceId), keys.devicePins(input.deviceId), input.historyStream, keys.historyExtra(input.historyStream)],
+    [
+      keys.device(input.deviceId),
+      keys.devicePins(input.deviceId),
+      streamOf(input.historyStream, input.deviceId),
+      keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
+    ],
     [input.historyStreamMax, input.readings.length, JSON.stringify(entry), ...newestPerPin(input.readings)],
   )) as (string | number)[];
   const [projectId, ...flat] = reply;

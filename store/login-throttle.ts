@@ -4,12 +4,14 @@ import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /**
- * The fixed-window counter of the external rate limits (rate-limit-2.lua), here over an account
- * and an address: the attempt is counted before the password is checked, so a burst cannot run
- * more checks than the limit allows.
+ * Fixed-window counters over an account and an address: the attempt is counted before the password
+ * is checked, so a burst cannot run more checks than the limit allows. The two counters are in
+ * different slots (docs/architecture.md "Redis Cluster"): the account's is counted first, then the
+ * address's; when the address refuses, the account's count is taken back, so a refused attempt
+ * counts against neither (a concurrent attempt may meanwhile see the account one higher).
  */
-const COUNT = luaScript('rate-limit-2');
-const SUCCEEDED = luaScript('login-succeeded-2');
+const COUNT = luaScript('count-attempt-1');
+const TAKE_BACK = luaScript('take-back-1');
 
 export interface LoginLimits {
   perAccount: number;
@@ -35,14 +37,21 @@ export function createLoginThrottleStore(redis: Redis) {
     async attempt(email: string, address: string, limits: LoginLimits, now = Date.now()): Promise<LoginAttempt> {
       const window = Math.floor(now / 1000 / limits.windowS);
       const endsAt = (window + 1) * limits.windowS;
-      const counters = [keys.loginAccount(createHash('sha256').update(email.toLowerCase()).digest('hex'), window), keys.loginAddress(address, window)];
+      const account = keys.loginAccount(createHash('sha256').update(email.toLowerCase()).digest('hex'), window);
+      const byAddress = keys.loginAddress(address, window);
       const expiresAt = endsAt + EXPIRY_GRACE_S;
-      const reply = (await COUNT(redis, counters, [limits.perAccount, limits.perAddress, expiresAt, expiresAt, '1'])) as [number, number, number];
+      let allowed = (await COUNT(redis, [account], [limits.perAccount, expiresAt])) === 1;
+      if (allowed && (await COUNT(redis, [byAddress], [limits.perAddress, expiresAt])) !== 1) {
+        await TAKE_BACK(redis, [account], []);
+        allowed = false;
+      }
       return {
-        allowed: reply[0] === 1,
+        allowed,
         retryAfterS: Math.max(1, endsAt - Math.floor(now / 1000)),
+        /** The account's count is reset, and this attempt taken back from the address. */
         succeeded: async () => {
-          await SUCCEEDED(redis, counters, []);
+          await redis.del(account);
+          await TAKE_BACK(redis, [byAddress], []);
         },
       };
     },

@@ -4,7 +4,7 @@ import { isRole, type Role } from '../common/roles';
 import { hsetIfExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 
-const ADD_MEMBER = luaScript('add-member-5');
+const ADD_MEMBER = luaScript('add-member-4');
 
 export interface Member {
   userId: string;
@@ -15,7 +15,9 @@ export interface Member {
 
 /**
  * Project membership: the project's member hash, each user's project index and the member's own
- * unread notifications, always changed together.
+ * unread notifications. The user's index is in the user's slot, the rest in the project's: two
+ * steps, the index written first and removed last, and its readers keep only projects whose
+ * member hash names the user (docs/architecture.md "Redis Cluster").
  */
 export function createMemberStore(redis: Redis) {
   return {
@@ -33,17 +35,13 @@ export function createMemberStore(redis: Redis) {
 
     /** Adds a member; returns false when the user already belongs to the project (or it is gone). */
     async add(projectId: string, userId: string, role: Role): Promise<boolean> {
+      await redis.zadd(keys.userProjects(userId), 'NX', Date.now(), projectId);
       const added = await ADD_MEMBER(
         redis,
-        [
-          keys.projectMembers(projectId),
-          keys.userProjects(userId),
-          keys.project(projectId),
-          keys.projectMemberUnreadNotifications(projectId, userId),
-          keys.projectNotifications(projectId),
-        ],
-        [userId, role, Date.now(), projectId],
+        [keys.projectMembers(projectId), keys.project(projectId), keys.projectMemberUnreadNotifications(projectId, userId), keys.projectNotifications(projectId)],
+        [userId, role],
       );
+      if (added === -1) await redis.zrem(keys.userProjects(userId), projectId);
       return added === 1;
     },
 
@@ -52,12 +50,8 @@ export function createMemberStore(redis: Redis) {
     },
 
     async remove(projectId: string, userId: string): Promise<void> {
-      await redis
-        .multi()
-        .hdel(keys.projectMembers(projectId), userId)
-        .zrem(keys.userProjects(userId), projectId)
-        .del(keys.projectMemberUnreadNotifications(projectId, userId))
-        .exec();
+      await redis.multi().hdel(keys.projectMembers(projectId), userId).del(keys.projectMemberUnreadNotifications(projectId, userId)).exec();
+      await redis.zrem(keys.userProjects(userId), projectId);
     },
   };
 }

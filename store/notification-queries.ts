@@ -25,7 +25,8 @@ interface Entry {
   projectId: string;
 }
 
-const DELETE = luaScript('delete-notification-n');
+/** The project step of a delete: index and unread entries (the record goes after it). */
+const UNINDEX = luaScript('unindex-notification-n');
 
 /** Records read per round trip when a filter needs their content. */
 const CHUNK = 500;
@@ -56,7 +57,7 @@ export function createNotificationQueries(redis: Redis) {
   async function load(userId: string, page: Entry[], unreadOnly: boolean): Promise<NotificationRecord[]> {
     if (page.length === 0) return [];
     const [docs, unread] = await Promise.all([
-      redis.mget(page.map((e) => keys.notification(e.id))),
+      Promise.all(page.map((e) => redis.get(keys.notification(e.id)))),
       unreadOnly ? null : Promise.all(page.map((e) => redis.zscore(unreadKey(e.projectId, userId), e.id))),
     ]);
     return docs.flatMap((json, i) => (json === null ? [] : [{ ...parseStored(json), read: unread !== null && unread[i] === null }]));
@@ -91,7 +92,7 @@ export function createNotificationQueries(redis: Redis) {
     let unread = 0;
     for (let i = 0; i < sorted.length; i += CHUNK) {
       const chunk = sorted.slice(i, i + CHUNK);
-      const docs = await redis.mget(chunk.map((e) => keys.notification(e.id)));
+      const docs = await Promise.all(chunk.map((e) => redis.get(keys.notification(e.id))));
       for (const json of docs) {
         if (json === null) continue;
         const stored = parseStored(json);
@@ -127,26 +128,22 @@ export function createNotificationQueries(redis: Redis) {
 
     /** Marks one record read for `userId` only; returns it as they see it now, or null when it is gone. */
     async markRead(record: StoredNotification, userId: string): Promise<NotificationRecord | null> {
-      const replies = await redis.multi().zrem(unreadKey(record.projectId, userId), record.id).exists(keys.notification(record.id)).exec();
-      return replies?.[1]?.[1] === 1 ? { ...record, read: true } : null;
+      await redis.zrem(unreadKey(record.projectId, userId), record.id);
+      return (await redis.exists(keys.notification(record.id))) === 1 ? { ...record, read: true } : null;
     },
 
-    /** Marks every notification of the projects read for `userId` only, in one atomic round trip; returns how many were unread. */
+    /** Marks every notification of the projects read for `userId` only, one atomic step per project (its slot); returns how many were unread. */
     async markAllRead(userId: string, projectIds: string[]): Promise<number> {
-      if (projectIds.length === 0) return 0;
-      const step = redis.multi();
-      for (const p of projectIds) step.zcard(unreadKey(p, userId)).del(unreadKey(p, userId));
-      const replies = (await step.exec()) ?? [];
-      return replies.reduce((n, [, count], i) => (i % 2 === 0 ? n + Number(count) : n), 0);
+      const counts = await Promise.all(
+        projectIds.map(async (p) => Number((await redis.multi().zcard(unreadKey(p, userId)).del(unreadKey(p, userId)).exec())?.[0]?.[1] ?? 0)),
+      );
+      return counts.reduce((a, b) => a + b, 0);
     },
 
     async delete(record: StoredNotification): Promise<boolean> {
-      const done = await DELETE(
-        redis,
-        [keys.notification(record.id), keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)],
-        [record.id, unreadKey(record.projectId, '{user}')],
-      );
-      return done === 1;
+      // The project's index first, the record last (docs/architecture.md "Redis Cluster").
+      await UNINDEX(redis, [keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)], [record.id, unreadKey(record.projectId, '{user}')]);
+      return (await redis.del(keys.notification(record.id))) === 1;
     },
   };
 }

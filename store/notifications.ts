@@ -1,13 +1,14 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../common/redis';
 import type { NotificationRecord } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /**
- * Idempotent create, one atomic round trip: 1 created, 0 already there (a retry), -1 the owner is
- * gone. The notification starts unread for every member the project has at that moment.
+ * Idempotent create in two single-slot steps (docs/architecture.md "Redis Cluster"): the record
+ * (SET NX), then the project's index and every current member's unread set. The record alone is
+ * in no list, so a crash between shows nothing; the caller's retry finishes the second step.
  */
-const CREATE = luaScript('create-notification-n');
+const INDEX = luaScript('index-notification-n');
 
 export type CreateOutcome = 'created' | 'exists' | 'gone';
 
@@ -18,7 +19,7 @@ export type CreateOutcome = 'created' | 'exists' | 'gone';
 export type StoredNotification = Omit<NotificationRecord, 'read'>;
 
 export interface CreateOptions {
-  /** Write nothing unless this key exists (a late create for a deleted device leaves no orphan). */
+  /** Write nothing unless this key exists (a late create for a deleted device leaves no orphan; checked before the steps, not in them). */
   onlyIfExists?: string;
 }
 
@@ -42,12 +43,14 @@ export function createNotificationStore(redis: Redis): NotificationStore {
   return {
     async create(record, options = {}) {
       const recordKey = keys.notification(record.id);
-      const result = await CREATE(
+      if (options.onlyIfExists !== undefined && (await redis.exists(options.onlyIfExists)) === 0) return 'gone';
+      const created = (await redis.set(recordKey, JSON.stringify({ ...record, read: false }), 'NX')) === 'OK';
+      await INDEX(
         redis,
-        [recordKey, keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId), options.onlyIfExists ?? recordKey],
-        [JSON.stringify({ ...record, read: false }), String(Date.parse(record.createdAt)), record.id, keys.projectMemberUnreadNotifications(record.projectId, '{user}')],
+        [keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)],
+        [String(Date.parse(record.createdAt)), record.id, keys.projectMemberUnreadNotifications(record.projectId, '{user}')],
       );
-      return result === 1 ? 'created' : result === 0 ? 'exists' : 'gone';
+      return created ? 'created' : 'exists';
     },
 
     async get(id) {

@@ -14,7 +14,7 @@ export function intentArgs(intent: OutboxIntent | null): [string, string] {
   return intent === null ? ['', ''] : [intent.type, JSON.stringify(intent.payload)];
 }
 
-/** The intent a script wrote, when its reply is the outbox entry id (a string) it wrote it under. */
-export function writtenIntent(reply: unknown, intent: OutboxIntent): WrittenIntent | null {
-  return typeof reply === 'string' ? { entryId: reply, intent } : null;
+/** The intent a script wrote to `stream`, when its reply is the outbox entry id (a string) it wrote it under. */
+export function writtenIntent(reply: unknown, intent: OutboxIntent, stream: string): WrittenIntent | null {
+  return typeof reply === 'string' ? { stream, entryId: reply, intent } : null;
 }

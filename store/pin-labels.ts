@@ -17,7 +17,7 @@ export async function pinLabels(redis: Redis, deviceId: string): Promise<Map<str
   const ids = (await redis.smembers(keys.deviceWidgets(deviceId))).sort();
   const labels = new Map<string, string>();
   if (ids.length === 0) return labels;
-  const jsons = await redis.mget(ids.map((id) => keys.widget(id)));
+  const jsons = await Promise.all(ids.map((id) => redis.get(keys.widget(id))));
   for (const json of jsons) {
     if (!json) continue;
     const widget = labelledWidget.safeParse(JSON.parse(json));

@@ -1,5 +1,5 @@
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { waitPersisted } from './history-stream';
 import { luaScript } from './lua/load';
 import { parseLatestValue } from './latest-value';
@@ -27,18 +27,20 @@ const SETTLE_TIMEOUT_MS = 3_000;
 
 const replaceLatest = luaScript('replace-latest-1');
 
-export function createPinSeriesStore(redis: Redis, pool: Pool, stream: string) {
-  const settled = () => waitPersisted(redis, stream, SETTLE_TIMEOUT_MS);
+/** `streams`: the history stream family (keys.historyStream); a device's points wait in its shard's stream. */
+export function createPinSeriesStore(redis: Redis, pool: Pool, streams: string) {
+  const settledFor = (deviceIds: readonly string[]) =>
+    Promise.all([...new Set(deviceIds.map((id) => streamOf(streams, id)))].map((stream) => waitPersisted(redis, stream, SETTLE_TIMEOUT_MS)));
   return {
     /** The newest `limit` numeric points of [from, to], oldest first. */
     async raw(deviceId: string, pin: string, from: Date, to: Date, limit: number): Promise<Point[]> {
-      await settled();
+      await settledFor([deviceId]);
       return withPostgres(() => rawPoints(pool, deviceId, pin, from, to, limit));
     },
 
     /** The same points as `raw`, in pages from the database (a streamed response never holds them all). */
     async *rawPages(deviceId: string, pin: string, from: Date, to: Date, limit: number): AsyncGenerator<Point[]> {
-      await settled();
+      await settledFor([deviceId]);
       const pages = rawPointPages(pool, deviceId, pin, { from, to, limit });
       for (;;) {
         const next = await withPostgres(() => pages.next());
@@ -49,13 +51,13 @@ export function createPinSeriesStore(redis: Redis, pool: Pool, stream: string) {
 
     /** Per-bucket aggregates of [from, to] (from the one-minute rollups), newest `limit` buckets, oldest first. */
     async aggregate(deviceId: string, pin: string, window: { from: Date; to: Date }, fn: Aggregate, interval: Interval, limit: number): Promise<Point[]> {
-      await settled();
+      await settledFor([deviceId]);
       return withPostgres(() => aggregatePoints(pool, deviceId, pin, window, fn, INTERVALS[interval], limit));
     },
 
     /** The newest `limit` points (any value) between `from` and `to` (either open), oldest first. */
     async text(deviceId: string, pin: string, window: { from: Date | null; to: Date | null; limit: number }): Promise<TextPoint[]> {
-      await settled();
+      await settledFor([deviceId]);
       return withPostgres(() => textPoints(pool, deviceId, pin, window));
     },
 
@@ -64,7 +66,7 @@ export function createPinSeriesStore(redis: Redis, pool: Pool, stream: string) {
      * latest value was one of them it falls back to the newest point left, or goes with the last one.
      */
     async deleteRange(deviceId: string, pin: string, from: Date | null, to: Date | null): Promise<number> {
-      await settled();
+      await settledFor([deviceId]);
       const before = await redis.hget(keys.devicePins(deviceId), pin);
       const deleted = await withPostgres(() => deletePointRange(pool, deviceId, pin, from, to));
       const latest = parseLatestValue(before);
@@ -79,7 +81,7 @@ export function createPinSeriesStore(redis: Redis, pool: Pool, stream: string) {
 
     /** Removes every point of devices that were deleted (after those still in the stream are persisted). */
     async forgetDevices(deviceIds: readonly string[]): Promise<void> {
-      await settled();
+      await settledFor(deviceIds);
       await withPostgres(() => deleteDeviceHistory(pool, deviceIds));
     },
 

@@ -28,11 +28,13 @@ export function createProjectStore(redis: Redis, outbox: string) {
   return {
     async create(ownerId: string, name: string, description: string): Promise<ProjectView> {
       const project: Project = { id: randomUUID(), name, description, createdAt: new Date().toISOString() };
+      // Two slots (docs/architecture.md "Redis Cluster"): the owner's index first, then the project
+      // with its members in one MULTI; readers of the index keep only projects that name the user.
+      await redis.zadd(keys.userProjects(ownerId), Date.parse(project.createdAt), project.id);
       await redis
         .multi()
         .hset(keys.project(project.id), { ...project })
         .hset(keys.projectMembers(project.id), ownerId, 'owner')
-        .zadd(keys.userProjects(ownerId), Date.parse(project.createdAt), project.id)
         .exec();
       return { ...project, deviceCount: 0, role: 'owner' };
     },
@@ -55,19 +57,17 @@ export function createProjectStore(redis: Redis, outbox: string) {
     /** Every project the user belongs to, oldest first, with their role and device count. */
     async listFor(userId: string): Promise<ProjectView[]> {
       const ids = await redis.zrange(keys.userProjects(userId), '0', '-1');
-      const pipeline = redis.pipeline();
-      for (const id of ids) {
-        pipeline.hgetall(keys.project(id));
-        pipeline.hget(keys.projectMembers(id), userId);
-        pipeline.zcard(keys.projectDevices(id));
-      }
-      const results = (await pipeline.exec()) ?? [];
+      // Each project in its own slot: concurrent commands, which auto-pipelining batches per node.
+      const rows = await Promise.all(
+        ids.map((id) =>
+          Promise.all([redis.hgetall(keys.project(id)), redis.hget(keys.projectMembers(id), userId), redis.zcard(keys.projectDevices(id))]),
+        ),
+      );
       const views: ProjectView[] = [];
-      for (let i = 0; i < ids.length; i++) {
-        const project = toProject((results[i * 3]?.[1] ?? {}) as Record<string, string>);
-        const role = results[i * 3 + 1]?.[1];
+      for (const [hash, role, deviceCount] of rows) {
+        const project = toProject(hash);
         if (!project || !isRole(role)) continue;
-        views.push({ ...project, deviceCount: Number(results[i * 3 + 2]?.[1] ?? 0), role });
+        views.push({ ...project, deviceCount, role });
       }
       return views;
     },
@@ -93,8 +93,11 @@ export function createProjectStore(redis: Redis, outbox: string) {
       return Object.keys(members).find((userId) => members[userId] === 'owner') ?? null;
     },
 
+    /** The projects the user is a member of: the user's index, less entries whose project does not name them (a step left halfway). */
     async projectIdsOf(userId: string): Promise<string[]> {
-      return redis.zrange(keys.userProjects(userId), '0', '-1');
+      const ids = await redis.zrange(keys.userProjects(userId), '0', '-1');
+      const roles = await Promise.all(ids.map((id) => redis.hget(keys.projectMembers(id), userId)));
+      return ids.filter((_, i) => isRole(roles[i]));
     },
   };
 }

@@ -1,15 +1,17 @@
 import type { NotificationRule } from '../common/contracts';
 import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { publishRulesChanged } from './rules-changed';
-import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
+import { boundRecords, createBoundRecord, deleteBoundRecord, isBound } from './lua/device-bound-record';
 import { luaScript } from './lua/load';
 import { writtenIntent } from './outbox';
 import { attemptOf, replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
 
 /** Compare-and-set that may move the rule between devices: the intent's entry id when written, 0 changed, -1 gone, -2 refused. */
-const UPDATE = luaScript('update-rule-6');
+const UPDATE = luaScript('update-rule-2');
+/** The new device's step of a move: its index, only while the device is in the rule's project. */
+const BIND = luaScript('bind-record-2');
 
 /** Fields that decide when a rule fires: a change to any of them starts its edge state afresh. */
 const TRIGGER_FIELDS = ['deviceId', 'pin', 'condition', 'threshold', 'enabled'] as const;
@@ -44,7 +46,7 @@ export async function readDeviceRules(
 ): Promise<NotificationRule[]> {
   const ids = (await redis.smembers(keys.deviceRules(deviceId))).sort();
   if (ids.length === 0) return [];
-  const docs = await redis.mget(ids.map((id) => keys.rule(id)));
+  const docs = await Promise.all(ids.map((id) => redis.get(keys.rule(id))));
   return docs.flatMap((json) => {
     if (json === null) return [];
     let rule: NotificationRule;
@@ -85,17 +87,15 @@ export function createRuleStore(redis: Redis, outbox: string) {
 
     async get(ruleId: string): Promise<NotificationRule | null> {
       const json = await redis.get(keys.rule(ruleId));
-      return json === null ? null : parse(json);
+      if (json === null) return null;
+      const rule = parse(json);
+      return (await isBound(redis, keys.deviceRules(rule.deviceId), rule.id)) ? rule : null;
     },
 
     /** The rules of a project, oldest first. */
     async list(projectId: string): Promise<NotificationRule[]> {
       const ids = await redis.smembers(keys.projectRules(projectId));
-      if (ids.length === 0) return [];
-      const docs = await redis.mget(ids.map((id) => keys.rule(id)));
-      return docs
-        .flatMap((json) => (json === null ? [] : [parse(json)]))
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      return boundRecords(redis, ids, keys.rule, keys.deviceRules, parse);
     },
 
     /**
@@ -108,23 +108,29 @@ export function createRuleStore(redis: Redis, outbox: string) {
       change: (current: NotificationRule) => Promise<NotificationRule>,
     ): Promise<Replacement<NotificationRule> & { written?: WrittenIntent | null }> {
       let written: WrittenIntent | null = null;
+      // Single-slot steps (docs/architecture.md "Redis Cluster"): the new device's index, then the
+      // record with the intent that tells both twins, then the old device's index and edge state.
+      // Between them the rule is read through either index as the record says: readDeviceRules
+      // keeps only records that name the device read.
+      const stream = streamOf(outbox, ruleId);
       const replaced = await replaceIfUnchanged(redis, keys.rule(ruleId), parse, change, async (expected, before, after) => {
+        const moved = before.deviceId !== after.deviceId;
+        if (moved && (await BIND(redis, [keys.device(after.deviceId), keys.deviceRules(after.deviceId)], [after.projectId, ruleId])) !== 1) {
+          return 'refused';
+        }
         const reset = TRIGGER_FIELDS.some((field) => before[field] !== after[field]);
+        if (reset) await redis.hdel(keys.deviceRuleState(before.deviceId), ruleId);
         const intent = rulesChanged(after.projectId, [before.deviceId, after.deviceId]);
-        const reply = await UPDATE(
-          redis,
-          [
-            keys.rule(ruleId),
-            keys.deviceRules(before.deviceId),
-            keys.deviceRuleState(before.deviceId),
-            keys.device(after.deviceId),
-            keys.deviceRules(after.deviceId),
-            outbox,
-          ],
-          [expected, JSON.stringify(after), ruleId, after.projectId, reset ? '1' : '0', JSON.stringify(intent.payload)],
-        );
-        written = writtenIntent(reply, intent);
-        return written === null ? attemptOf(reply) : 'written';
+        const reply = await UPDATE(redis, [keys.rule(ruleId), stream], [expected, JSON.stringify(after), JSON.stringify(intent.payload)]);
+        written = writtenIntent(reply, intent, stream);
+        if (written === null) {
+          if (moved) await redis.srem(keys.deviceRules(after.deviceId), ruleId);
+          return attemptOf(reply);
+        }
+        // A value judged between the reset above and the change is judged again from no edge state.
+        if (reset) await redis.hdel(keys.deviceRuleState(before.deviceId), ruleId);
+        if (moved) await redis.multi().srem(keys.deviceRules(before.deviceId), ruleId).hdel(keys.deviceRuleState(before.deviceId), ruleId).exec();
+        return 'written';
       });
       if (replaced.kind !== 'replaced') return replaced;
       await announce([replaced.before.deviceId, replaced.after.deviceId]);

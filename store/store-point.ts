@@ -1,5 +1,5 @@
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
 /**
@@ -22,7 +22,7 @@ export interface StorePointInput {
   pin: string;
   value: string;
   at: Date;
-  /** The history stream (keys.historyStream) and how many unpersisted points it may hold. */
+  /** The history stream family (keys.historyStream; the device's shard's is written) and how many unpersisted points each shard's may hold. */
   historyStream: string;
   historyStreamMax: number;
   /** A write toward the device: honours pin locks, and is kept for the device when it is not online. */
@@ -31,7 +31,7 @@ export interface StorePointInput {
   wakeTtlS: number;
   /** Threshold rules the value decides (their edge state, and what an edge writes to the outbox). */
   ruleStates: RuleEdge[];
-  /** The outbox stream (keys.outbox) an edge's intents are written to. */
+  /** The outbox family (keys.outbox): an edge's intents go to the device's shard's stream. */
   outbox: string;
   /** The command an app's write is (docs/commands.md): kept with it when the device is not online. */
   command?: { id: string; expiresAt: string | null };
@@ -75,14 +75,14 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     [
       keys.device(input.deviceId),
       keys.devicePins(input.deviceId),
-      input.historyStream,
+      streamOf(input.historyStream, input.deviceId),
       keys.deviceState(input.deviceId),
       keys.deviceLocks(input.deviceId),
       keys.deviceRuleState(input.deviceId),
       keys.deviceWake(input.deviceId),
       keys.devicePending(input.deviceId),
-      input.outbox,
-      keys.historyExtra(input.historyStream),
+      streamOf(input.outbox, input.deviceId),
+      keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
     ],
     [
       input.pin,

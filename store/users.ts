@@ -17,8 +17,8 @@ export interface StoredUser extends User {
   passwordHash: string;
 }
 
-/** Creates the user and claims the email in one step. */
-const CREATE_USER = luaScript('create-user-2');
+/** Claims an email's user index for a new user (a dangling claim may be taken over). */
+const CLAIM = luaScript('claim-1');
 
 function toUser(h: Record<string, string>): StoredUser | null {
   if (!h.id || !h.email || !h.plan || !h.createdAt || !h.passwordHash) return null;
@@ -37,6 +37,14 @@ export function publicUser(u: StoredUser): User {
 }
 
 export function createUserStore(redis: Redis) {
+  /** False when a user holds the email; a claim whose user was never written is taken over. */
+  async function claimEmail(emailKey: string, userId: string): Promise<boolean> {
+    if ((await CLAIM(redis, [emailKey], [userId, ''])) === 1) return true;
+    const holder = await redis.get(emailKey);
+    if (holder !== null && (await redis.exists(keys.user(holder))) === 1) return false;
+    return (await CLAIM(redis, [emailKey], [userId, holder ?? ''])) === 1;
+  }
+
   return {
     async create(input: { email: string; name: string | null; plan: Plan; passwordHash: string }): Promise<StoredUser | null> {
       const user: StoredUser = {
@@ -47,12 +55,23 @@ export function createUserStore(redis: Redis) {
         createdAt: new Date().toISOString(),
         passwordHash: input.passwordHash,
       };
-      const created = await CREATE_USER(
-        redis,
-        [keys.user(user.id), keys.userByEmail(user.email)],
-        [user.id, user.email, user.name ?? '', user.plan, user.createdAt, user.passwordHash],
-      );
-      return created === 1 ? user : null;
+      // Two slots (docs/architecture.md "Redis Cluster"): the email's index first, then the user.
+      const emailKey = keys.userByEmail(user.email);
+      if (!(await claimEmail(emailKey, user.id))) return null;
+      await redis.hset(keys.user(user.id), {
+        id: user.id,
+        email: user.email,
+        name: user.name ?? '',
+        plan: user.plan,
+        createdAt: user.createdAt,
+        passwordHash: user.passwordHash,
+      });
+      // A sign-up that found this claim before the user above existed took it over: this one gives way.
+      if ((await redis.get(emailKey)) !== user.id) {
+        await redis.del(keys.user(user.id));
+        return null;
+      }
+      return user;
     },
 
     async get(userId: string): Promise<StoredUser | null> {

@@ -1,6 +1,6 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { createBoundRecord, deleteBoundRecord } from './lua/device-bound-record';
+import { boundRecords, createBoundRecord, deleteBoundRecord, isBound } from './lua/device-bound-record';
 import { replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
 
 /** Widget types (SPEC §2.3), exact values. */
@@ -84,17 +84,15 @@ export function createWidgetStore(redis: Redis, outbox: string) {
 
     async get(widgetId: string): Promise<Widget | null> {
       const json = await redis.get(keys.widget(widgetId));
-      return json === null ? null : parse(json);
+      if (json === null) return null;
+      const widget = parse(json);
+      return (await isBound(redis, keys.deviceWidgets(widget.deviceId), widget.id)) ? widget : null;
     },
 
     /** The widgets of a project, oldest first. */
     async list(projectId: string): Promise<Widget[]> {
       const ids = await redis.smembers(keys.projectWidgets(projectId));
-      if (ids.length === 0) return [];
-      const docs = await redis.mget(ids.map((id) => keys.widget(id)));
-      return docs
-        .flatMap((json) => (json === null ? [] : [parse(json)]))
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      return boundRecords(redis, ids, keys.widget, keys.deviceWidgets, parse);
     },
 
     /**

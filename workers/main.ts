@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for a worker');
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
 
-  const redis = createRedis(config.REDIS_URL, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const redis = createRedis(config, 'dds-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqtt = createMqttClient(config, 'worker');
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   await mqttConnected(mqtt, 15000).catch((err: unknown) =>

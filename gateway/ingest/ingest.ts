@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { idInShardOf } from '../../common/shard-ids';
 import { rooms, type NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
@@ -191,7 +192,7 @@ export function createIngest(deps: IngestDeps) {
     const at = input.at ?? new Date();
     const command: Receipt | null =
       input.origin === 'app'
-        ? { id: randomUUID(), expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000).toISOString() : null }
+        ? { id: idInShardOf(input.deviceId), expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000).toISOString() : null }
         : null;
     // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
     const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);

@@ -31,7 +31,6 @@ const INLINE_TIMEOUT_MS = 1_500;
 
 export interface CarryOutNowOptions {
   redis: Redis;
-  stream: string;
   handle: IntentHandler;
   logger: Logger;
   timeoutMs?: number;
@@ -47,11 +46,11 @@ export type CarryOutNow = (written: WrittenIntent | WrittenIntent[] | null) => P
  * broker down) stays there and the relay carries it out later. A relay that read the entry
  * meanwhile may carry it out a second time: every handler is idempotent.
  */
-export function carryOutNow({ redis, stream, handle, logger, timeoutMs = INLINE_TIMEOUT_MS }: CarryOutNowOptions): CarryOutNow {
+export function carryOutNow({ redis, handle, logger, timeoutMs = INLINE_TIMEOUT_MS }: CarryOutNowOptions): CarryOutNow {
   return async (written) => {
     const entries = written === null ? [] : Array.isArray(written) ? written : [written];
     await Promise.all(
-      entries.map(async ({ entryId, intent }) => {
+      entries.map(async ({ stream, entryId, intent }) => {
         try {
           await carryOutWithin(handle, intent, timeoutMs);
         } catch (err) {

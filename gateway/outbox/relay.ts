@@ -88,7 +88,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, '-', '+', BATCH)) as [string, string, number, number][];
     const due = pending.filter(([, , idle, deliveries]) => idle >= retryDelayMs(deliveries, baseMs, maxMs));
     for (const [id, , , deliveries] of due) {
-      const claimed = (await redis.xclaim(stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
+      const claimed = (await redis.call('XCLAIM', stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
       // A claimed id whose entry is gone comes back without fields: nothing is left to do for it.
       for (const entry of claimed) if (entry?.[1]) await carryOut(entry);
     }

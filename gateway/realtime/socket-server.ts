@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import type { Redis } from '../../common/redis';
+import { connectionNameOf, pubsubClients, type Redis } from '../../common/redis';
 import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
 import type { Ingest } from '../ingest/ingest';
@@ -109,9 +109,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     revocations: socketRevocations(io, deps.pub),
     /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
     async subscribed(): Promise<void> {
-      const name = deps.sub.options.connectionName;
-      const clients = String(await deps.pub.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
-      const line = clients.split('\n').find((l) => l.includes(` name=${name} `));
+      const line = (await pubsubClients(deps.pub)).find((l) => l.connectionName === connectionNameOf(deps.sub))?.line;
       const count = (field: string) => Number(new RegExp(` ${field}=(\\d+)`).exec(line ?? '')?.[1] ?? 0);
       if (!line || count('psub') < 1 || count('sub') < 1) throw new Error('Socket.IO adapter not subscribed yet');
     },

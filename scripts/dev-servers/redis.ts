@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port';
-import { bootServer, poll, spawnServer } from './server-process';
+import { bootServer, poll, spawnServer, type ServerProcess } from './server-process';
 
 export interface RedisServer {
   url: string;
@@ -42,4 +43,60 @@ export async function startRedis(options: RedisOptions): Promise<RedisServer> {
   const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'));
   await bootServer(server, () => poll(server, () => ping(port), 10_000));
   return { url: `redis://127.0.0.1:${port}`, pid: server.pid, stop: () => server.stop() };
+}
+
+export interface RedisClusterServer {
+  /** The seeds, `host:port` comma-separated: the value of REDIS_CLUSTER_NODES. */
+  nodes: string;
+  pids: number[];
+  stop(): Promise<void>;
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { timeout: 30_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${command} ${args.join(' ')}: ${err.message}\n${stdout}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/**
+ * A throw-away Redis Cluster of `masters` masters (no replicas) on free ports: each node a
+ * redis-server with `--cluster-enabled yes` in a temp dir, joined by `redis-cli --cluster create`;
+ * resolves once every node reports cluster_state:ok.
+ */
+export async function startRedisCluster(options: { dir: string; masters?: number }): Promise<RedisClusterServer> {
+  const count = options.masters ?? 3;
+  const workDir = await mkdtemp(join(options.dir, 'redis-cluster-'));
+  const started: ServerProcess[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(started.map((s) => s.stop()));
+  };
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      ports.push(port);
+      const nodeDir = await mkdtemp(join(workDir, `node-${port}-`));
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir,
+        '--cluster-enabled', 'yes', '--cluster-config-file', join(nodeDir, 'nodes.conf'), '--cluster-node-timeout', '5000'];
+      const server = await spawnServer('redis-server', 'redis-server', args, join(nodeDir, 'redis.log'));
+      started.push(server);
+      await bootServer(server, () => poll(server, () => ping(port), 10_000));
+    }
+    const seeds = ports.map((p) => `127.0.0.1:${p}`);
+    await run('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', '0', '--cluster-yes']);
+    const first = started[0] as ServerProcess;
+    await poll(first, async () => {
+      for (const port of ports) {
+        const info = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
+        if (!info.includes('cluster_state:ok')) throw new Error(`node ${port}: ${info.split('\n')[0] ?? ''}`);
+      }
+    }, 30_000);
+    return { nodes: seeds.join(','), pids: started.map((s) => s.pid), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

@@ -1,68 +1,119 @@
 import type { WrittenIntent } from '../../common/outbox-intents';
 import type { Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
+import { keys, streamOf } from '../../common/redis-keys';
 import { luaScript } from './load';
 
 /**
- * Cascade deletes, run inside Redis so a device or a project disappears in one atomic step
- * (cascade-device-n.lua, cascade-project-n.lua). The scripts get the key scheme as templates built
- * from common/redis-keys.ts ({id}, {hash} stand for the parts), so the scheme is written down once.
+ * Cascade deletes as single-slot steps (docs/architecture.md "Redis Cluster"). The owner's step
+ * goes first: it removes every key in the owner's slot and writes the device-retire intents, so
+ * from then on the thing is gone for every reader and its twins and broker accounts end even if
+ * nothing after runs. Then the keys in other slots go, each step idempotent: lookups by token
+ * hash, rule and widget records, the project's and the members' indexes. A crash between leaves
+ * only keys that every reader already ignores (their owner is gone).
  */
-const templates = JSON.stringify({
-  device: keys.device('{id}'),
-  deviceOwned: [
-    keys.deviceState('{id}'),
-    keys.devicePins('{id}'),
-    keys.deviceLocks('{id}'),
-    keys.deviceRules('{id}'),
-    keys.deviceRuleState('{id}'),
-    keys.deviceWake('{id}'),
-    keys.devicePending('{id}'),
-    keys.deviceWidgets('{id}'),
-    keys.deviceAlarms('{id}'),
-    keys.deviceCommands('{id}'),
-  ],
-  devicePins: keys.devicePins('{id}'),
-  deviceRules: keys.deviceRules('{id}'),
-  rule: keys.rule('{id}'),
-  deviceWidgets: keys.deviceWidgets('{id}'),
-  widget: keys.widget('{id}'),
-  notification: keys.notification('{id}'),
-  byToken: keys.deviceByToken('{hash}'),
-  bySimpleToken: keys.deviceBySimpleToken('{hash}'),
-  project: keys.project('{id}'),
-  projectMembers: keys.projectMembers('{id}'),
-  projectDevices: keys.projectDevices('{id}'),
-  projectRules: keys.projectRules('{id}'),
-  projectWidgets: keys.projectWidgets('{id}'),
-  projectNotifications: keys.projectNotifications('{id}'),
-  projectMemberUnreadNotifications: keys.projectMemberUnreadNotifications('{id}', '{user}'),
-  userProjects: keys.userProjects('{id}'),
-});
+const RETIRE_DEVICE = luaScript('retire-device-12');
+const RETIRE_PROJECT = luaScript('retire-project-n');
 
-const CASCADE_DEVICE = luaScript('cascade-device-n');
-const CASCADE_PROJECT = luaScript('cascade-project-n');
+interface RetiredDevice {
+  entryId: string;
+  projectId: string;
+  tokenHashes: { tokenHash?: string; simpleTokenHash?: string };
+  rules: string[] | Record<string, never>;
+  widgets: string[] | Record<string, never>;
+}
 
-function retireIntent(deviceId: string, entryId: string): WrittenIntent {
-  return { entryId, intent: { type: 'device-retire', payload: { deviceId } } };
+interface RetiredProject {
+  members: string[] | Record<string, never>;
+  devices: [string, string][] | Record<string, never>;
+  rules: string[] | Record<string, never>;
+  widgets: string[] | Record<string, never>;
+  notifications: string[] | Record<string, never>;
+}
+
+/** cjson encodes an empty Lua table as `{}`: an empty list. */
+const list = <T>(value: T[] | Record<string, never>): T[] => (Array.isArray(value) ? value : []);
+
+function retireIntent(stream: string, deviceId: string, entryId: string): WrittenIntent {
+  return { stream, entryId, intent: { type: 'device-retire', payload: { deviceId } } };
+}
+
+/** The device's step, then what it owned elsewhere; `withIntent` false when a project delete wrote its intent. */
+async function retireDevice(redis: Redis, stream: string, deviceId: string, withIntent: boolean): Promise<RetiredDevice | null> {
+  const reply = await RETIRE_DEVICE(
+    redis,
+    [
+      keys.device(deviceId),
+      stream,
+      keys.deviceRules(deviceId),
+      keys.deviceWidgets(deviceId),
+      keys.deviceState(deviceId),
+      keys.devicePins(deviceId),
+      keys.deviceLocks(deviceId),
+      keys.deviceRuleState(deviceId),
+      keys.deviceWake(deviceId),
+      keys.devicePending(deviceId),
+      keys.deviceAlarms(deviceId),
+      keys.deviceCommands(deviceId),
+    ],
+    [deviceId, withIntent ? '1' : '0'],
+  );
+  if (typeof reply !== 'string') return null;
+  const retired = JSON.parse(reply) as RetiredDevice;
+  const { tokenHash, simpleTokenHash } = retired.tokenHashes;
+  const rules = list(retired.rules);
+  const widgets = list(retired.widgets);
+  await Promise.all([
+    tokenHash ? redis.del(keys.deviceByToken(tokenHash)) : null,
+    simpleTokenHash ? redis.del(keys.deviceBySimpleToken(simpleTokenHash)) : null,
+    ...rules.map((id) => redis.del(keys.rule(id))),
+    ...widgets.map((id) => redis.del(keys.widget(id))),
+  ]);
+  await Promise.all([
+    rules.length > 0 ? redis.srem(keys.projectRules(retired.projectId), ...rules) : null,
+    widgets.length > 0 ? redis.srem(keys.projectWidgets(retired.projectId), ...widgets) : null,
+  ]);
+  await redis.zrem(keys.projectDevices(retired.projectId), deviceId);
+  return retired;
 }
 
 /**
- * Deletes a device with its credentials, pin data, history, rules and widgets, writing its
- * device-retire intent to `outbox` in the same step; null when it did not exist.
+ * Deletes a device with its credentials, pin data, rules and widgets, writing its device-retire
+ * intent to its shard's outbox in the first step; null when it did not exist.
  */
 export async function deleteDeviceScript(redis: Redis, outbox: string, deviceId: string): Promise<WrittenIntent | null> {
-  const reply = await CASCADE_DEVICE(redis, [keys.device(deviceId), outbox], [templates, deviceId]);
-  return typeof reply === 'string' ? retireIntent(deviceId, reply) : null;
+  const stream = streamOf(outbox, deviceId);
+  const retired = await retireDevice(redis, stream, deviceId, true);
+  return retired ? retireIntent(stream, deviceId, retired.entryId) : null;
 }
 
 /**
  * Deletes a project with its members' links, devices, rules, widgets and notifications; returns
- * the device-retire intent each of its devices wrote to `outbox` in the same step.
+ * the device-retire intent its first step wrote for each of its devices.
  */
 export async function deleteProjectScript(redis: Redis, outbox: string, projectId: string): Promise<WrittenIntent[]> {
-  const reply = (await CASCADE_PROJECT(redis, [keys.project(projectId), outbox], [templates, projectId])) as string[];
-  const retired: WrittenIntent[] = [];
-  for (let i = 0; i + 1 < reply.length; i += 2) retired.push(retireIntent(reply[i] as string, reply[i + 1] as string));
-  return retired;
+  const stream = streamOf(outbox, projectId);
+  const reply = await RETIRE_PROJECT(
+    redis,
+    [
+      keys.project(projectId),
+      stream,
+      keys.projectMembers(projectId),
+      keys.projectDevices(projectId),
+      keys.projectRules(projectId),
+      keys.projectWidgets(projectId),
+      keys.projectNotifications(projectId),
+    ],
+    [keys.projectMemberUnreadNotifications(projectId, '{user}')],
+  );
+  if (typeof reply !== 'string') return [];
+  const retired = JSON.parse(reply) as RetiredProject;
+  const devices = list(retired.devices);
+  for (const [deviceId] of devices) await retireDevice(redis, streamOf(outbox, deviceId), deviceId, false);
+  await Promise.all([
+    ...list(retired.members).map((userId) => redis.zrem(keys.userProjects(userId), projectId)),
+    ...list(retired.rules).map((id) => redis.del(keys.rule(id))),
+    ...list(retired.widgets).map((id) => redis.del(keys.widget(id))),
+    ...list(retired.notifications).map((id) => redis.del(keys.notification(id))),
+  ]);
+  return devices.map(([deviceId, entryId]) => retireIntent(stream, deviceId, entryId));
 }

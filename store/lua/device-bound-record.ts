@@ -1,24 +1,30 @@
 import type { OutboxIntent, WrittenIntent } from '../../common/outbox-intents';
 import type { Redis } from '../../common/redis';
+import { streamOf } from '../../common/redis-keys';
 import { intentArgs, writtenIntent } from '../outbox';
 import { luaScript } from './load';
 
 /**
- * Records bound to a device and indexed by it and by its project (widgets, notification rules):
- * stored as JSON, created only while the device exists in that project, so a create racing a
- * device delete leaves no orphan. A change may write an outbox intent in the same step.
+ * Records bound to a device and indexed by it and by its project (widgets, notification rules),
+ * stored as JSON. The record, the device's index and the project's index are three slots
+ * (docs/architecture.md "Redis Cluster"), changed in single-slot steps ordered so that a crash
+ * between two leaves nothing anyone sees:
+ * - create: the project's index, then the device's (only while the device is in that project, so a
+ *   create racing a device delete is refused), then the record with the change's outbox intent;
+ * - delete: the record with its intent first, then the device's index (and per-record state), then
+ *   the project's.
+ * Readers keep only ids whose record exists and is bound (`isBound`): its id is in its device's index.
  */
-const CREATE = luaScript('create-bound-record-5');
-
-/** Deletes the record, drops it from both indexes and from any further hash keyed by its id. */
-const DELETE = luaScript('delete-bound-record-n');
+const BIND = luaScript('bind-record-2');
+const PUT = luaScript('put-record-2');
+const TAKE = luaScript('take-record-2');
 
 export interface BoundRecordKeys {
   device: string;
   record: string;
   projectIndex: string;
   deviceIndex: string;
-  /** The outbox stream an intent goes to. */
+  /** The outbox family (keys.outbox): an intent goes to the record's own shard's stream. */
   outbox: string;
 }
 
@@ -28,8 +34,9 @@ export interface BoundRecordChange {
   written: WrittenIntent | null;
 }
 
-function changeOf(reply: unknown, intent: OutboxIntent | null): BoundRecordChange {
-  return { done: reply !== 0, written: intent === null ? null : writtenIntent(reply, intent) };
+/** The outbox stream in the record's slot. */
+export function recordStream(outbox: string, recordId: string): string {
+  return streamOf(outbox, recordId);
 }
 
 /** Refused (done false) when the device is gone or belongs to another project. */
@@ -39,21 +46,49 @@ export async function createBoundRecord(
   record: { id: string; projectId: string },
   intent: OutboxIntent | null = null,
 ): Promise<BoundRecordChange> {
-  const reply = await CREATE(
-    redis,
-    [k.device, k.record, k.projectIndex, k.deviceIndex, k.outbox],
-    [record.projectId, JSON.stringify(record), record.id, ...intentArgs(intent)],
-  );
-  return changeOf(reply, intent);
+  await redis.sadd(k.projectIndex, record.id);
+  if ((await BIND(redis, [k.device, k.deviceIndex], [record.projectId, record.id])) !== 1) {
+    await redis.srem(k.projectIndex, record.id);
+    return { done: false, written: null };
+  }
+  const stream = recordStream(k.outbox, record.id);
+  const reply = await PUT(redis, [k.record, stream], [JSON.stringify(record), ...intentArgs(intent)]);
+  return { done: true, written: intent === null ? null : writtenIntent(reply, intent, stream) };
 }
 
-/** Refused (done false) when the record was already gone. `alsoFrom`: hashes holding per-record state to clear. */
+/** Refused (done false) when the record was already gone. `alsoFrom`: hashes of the device's slot holding per-record state to clear. */
 export async function deleteBoundRecord(
   redis: Redis,
   k: Omit<BoundRecordKeys, 'device'>,
   id: string,
   { alsoFrom = [], intent = null }: { alsoFrom?: string[]; intent?: OutboxIntent | null } = {},
 ): Promise<BoundRecordChange> {
-  const reply = await DELETE(redis, [k.record, k.projectIndex, k.deviceIndex, k.outbox, ...alsoFrom], [id, ...intentArgs(intent)]);
-  return changeOf(reply, intent);
+  const stream = recordStream(k.outbox, id);
+  const reply = await TAKE(redis, [k.record, stream], intentArgs(intent));
+  if (reply !== 0) {
+    const device = redis.multi().srem(k.deviceIndex, id);
+    for (const hash of alsoFrom) device.hdel(hash, id);
+    await device.exec();
+  }
+  await redis.srem(k.projectIndex, id);
+  return { done: reply !== 0, written: intent === null ? null : writtenIntent(reply, intent, stream) };
+}
+
+/** Whether a record read by id is bound to its device (a create that stopped halfway is not). */
+export async function isBound(redis: Redis, deviceIndex: string, id: string): Promise<boolean> {
+  return (await redis.sismember(deviceIndex, id)) === 1;
+}
+
+/** The records of ids (each in its own slot) that exist and are bound to their device, oldest first. */
+export async function boundRecords<T extends { id: string; deviceId: string; createdAt: string }>(
+  redis: Redis,
+  ids: string[],
+  recordKey: (id: string) => string,
+  deviceIndex: (deviceId: string) => string,
+  parse: (json: string) => T,
+): Promise<T[]> {
+  const docs = await Promise.all(ids.map((id) => redis.get(recordKey(id))));
+  const records = docs.flatMap((json) => (json === null ? [] : [parse(json)]));
+  const bound = await Promise.all(records.map((r) => isBound(redis, deviceIndex(r.deviceId), r.id)));
+  return records.filter((_, i) => bound[i]).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

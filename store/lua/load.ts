@@ -44,13 +44,18 @@ function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.includes('NOSCRIPT');
 }
 
+/** The SHA1 Redis knows `store/lua/<name>.lua` by (EVALSHA), its includes resolved. */
+export function scriptSha(name: string): string {
+  return createHash('sha1').update(source(`${name}.lua`)).digest('hex');
+}
+
 /** The runner of `store/lua/<name>.lua`; `name` ends in its key count or `-n`. */
 export function luaScript(name: string): ScriptRunner {
   const count = /-(\d+|n)$/.exec(name)?.[1];
   if (count === undefined) throw new Error(`Lua script ${name}: the name must end in its key count or -n`);
   const fixedKeys = count === 'n' ? null : Number(count);
   const lua = source(`${name}.lua`);
-  const sha = createHash('sha1').update(lua).digest('hex');
+  const sha = scriptSha(name);
   return async (redis, keyList, args) => {
     if (fixedKeys !== null && keyList.length !== fixedKeys) {
       throw new Error(`Lua script ${name} takes ${fixedKeys} keys, got ${keyList.length}`);

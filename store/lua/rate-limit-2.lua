@@ -1,5 +1,5 @@
 -- Fixed-window counters over two keys in one atomic step: one user's minute and day
--- (store/rate-limits.ts), or one account's and one address's login attempts (store/login-throttle.ts).
+-- (store/rate-limits.ts; both keys carry the user's hash tag, so one slot).
 -- A burst of concurrent requests from any number of nodes cannot overshoot. A refused request
 -- counts against neither window.
 -- KEYS: 1 minute counter, 2 day counter

@@ -2,7 +2,7 @@
 -- lastSeen only moves forward (ISO 8601 UTC strings of one format compare like the times they stand for).
 -- Going offline also clears the gateway's wake marker, so the device's next message signals the
 -- twin at once however recently the last wake was. The write confirms an `online` the gateway wrote
--- ahead (write-status-ahead-2.lua): `statusAhead` is removed; an older offline does not replace it.
+-- ahead (write-status-ahead-3.lua): `statusAhead` is removed; an older offline does not replace it.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 device:{id}:wake. ARGV: 1 status, 2 statusChangedAt, 3 lastSeen or '',
 -- 4 why it went offline ('' for none: the field is removed).
 -- Returns {1, lastSeen or '', seq} or {0, '', 0}: seq is the device's next event sequence number

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -50,7 +51,7 @@ describe('device create and read', () => {
     expect(item).toMatchObject({ id, name: 'Boiler', status: 'offline', lastSeen: null, projectId, token: `dt_…${token.slice(-4)}` });
     expect(list.text).not.toContain(token);
 
-    const stored = JSON.stringify(await stack.redis.hgetall(`device:${id}`));
+    const stored = JSON.stringify(await stack.redis.hgetall(keys.device(id)));
     expect(stored).not.toContain(token);
   });
 
@@ -167,7 +168,7 @@ describe('device changes', () => {
     expect((await stack.redis.keys('*')).filter((k) => k.includes(device.id))).toEqual([]);
     expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBeNull();
     expect(await stack.redis.get(`device:iot:${sha256(simple.body.data.token)}`)).toBeNull();
-    expect(await stack.redis.zscore(`project:${projectId}:devices`, device.id)).toBeNull();
+    expect(await stack.redis.zscore(keys.projectDevices(projectId), device.id)).toBeNull();
     expect((await stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
     expect((await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token })).status).toBe(404);
   });
@@ -185,7 +186,7 @@ describe('simple-api settings', () => {
     expect(on.status).toBe(200);
     expect(on.body.data).toEqual({ enabled: true, token: expect.stringMatching(/^iot_/) });
     const token: string = on.body.data.token;
-    expect(JSON.stringify(await stack.redis.hgetall(`device:${device.id}`))).not.toContain(token);
+    expect(JSON.stringify(await stack.redis.hgetall(keys.device(device.id)))).not.toContain(token);
 
     const read = await stack.request('GET', path, { token: owner.token });
     expect(read.body.data).toEqual({ enabled: true, token });

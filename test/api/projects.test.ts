@@ -1,5 +1,6 @@
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -98,7 +99,7 @@ describe('projects', () => {
       (k) => k.includes(project.id) || devices.some((d) => k.includes(d.id)),
     );
     expect(leftovers).toEqual([]);
-    expect(await stack.redis.zscore(`user:${member.id}:projects`, project.id)).toBeNull();
+    expect(await stack.redis.zscore(keys.userProjects(member.id), project.id)).toBeNull();
     expect((await stack.request('GET', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(404);
     expect((await stack.request('GET', `/api/v1/devices/${devices[0]!.id}`, { token: owner.token })).status).toBe(404);
   });

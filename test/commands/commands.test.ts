@@ -9,6 +9,7 @@ import { connectAsDevice, createDevice, createProject, registerUser, type TestUs
 import { collect, connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -90,7 +91,7 @@ test('an online device acknowledges on its ack topic; a value that differs ackno
   const device = await createDevice(stack.request, owner, projectId);
   const { client, received } = await deviceClient(device);
   await client.publishAsync(`${root()}/${device.id}/status`, 'online', { qos: 1 });
-  await eventually(async () => expect(await stack.redis.hget(`device:${device.id}:state`, 'status')).toBe('online'));
+  await eventually(async () => expect(await stack.redis.hget(keys.deviceState(device.id), 'status')).toBe('online'));
   const written = await write(device.id, 7, 'on');
   expect(written.delivered).toBe(true);
   await eventually(() => expect(received).toContainEqual({ pin: 'V7', value: 'on' }));

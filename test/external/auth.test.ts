@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { createApiKey, minuteWindowEnd, rateHeaders, setPlan } from './fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -57,7 +58,7 @@ describe('external REST authentication (SPEC §5)', () => {
   it('401 INVALID_API_KEY for an expired key', async () => {
     const expiring = await createApiKey(stack.request, owner, new Date(Date.now() + 3_600_000).toISOString());
     expect((await get('/devices', expiring.key)).status).toBe(200);
-    await stack.redis.hset(`apikey:${expiring.id}`, 'expiresAt', new Date(Date.now() - 1000).toISOString());
+    await stack.redis.hset(keys.apiKey(expiring.id), 'expiresAt', new Date(Date.now() - 1000).toISOString());
     expectError(await get('/devices', expiring.key), 401, 'INVALID_API_KEY');
   });
 
@@ -93,12 +94,12 @@ describe('external REST authentication (SPEC §5)', () => {
 
   it('records lastUsedAt, at most once a minute', async () => {
     const fresh = await createApiKey(stack.request, owner);
-    expect(await stack.redis.hget(`apikey:${fresh.id}`, 'lastUsedAt')).toBeNull();
+    expect(await stack.redis.hget(keys.apiKey(fresh.id), 'lastUsedAt')).toBeNull();
     await get('/devices', fresh.key);
-    const first = await stack.redis.hget(`apikey:${fresh.id}`, 'lastUsedAt');
+    const first = await stack.redis.hget(keys.apiKey(fresh.id), 'lastUsedAt');
     expect(first).toEqual(expect.any(String));
     for (let i = 0; i < 3; i++) await get('/devices', fresh.key);
-    expect(await stack.redis.hget(`apikey:${fresh.id}`, 'lastUsedAt')).toBe(first);
+    expect(await stack.redis.hget(keys.apiKey(fresh.id), 'lastUsedAt')).toBe(first);
     const list = await stack.request('GET', '/api/v1/api-keys', { token: owner.token });
     expect(list.body.data.apiKeys.find((k: { id: string }) => k.id === fresh.id).lastUsedAt).toBe(first);
   });
@@ -140,6 +141,6 @@ describe('external REST device scope (SPEC §4.6 rule 3)', () => {
       body: { value: '1' },
     });
     expectError(put, 403, 'FORBIDDEN');
-    expect(await stack.redis.hget(`device:${shared.id}:pins`, 'V1')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(shared.id), 'V1')).toBeNull();
   });
 });

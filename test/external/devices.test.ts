@@ -2,6 +2,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectDevice, createApiKey, rateHeaders, setPlan, type DeviceConnection } from './fixtures';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -56,7 +57,7 @@ describe('GET /devices/{deviceId} and /status: the external views (SPEC §2.5, �
     connections.push(
       await connectDevice(stack, device, { firmwareVersion: '1.4.2', ipAddress: '10.0.0.7', hardwareType: 'ESP32' }),
     );
-    const state = await stack.redis.hgetall(`device:${device.id}:state`);
+    const state = await stack.redis.hgetall(keys.deviceState(device.id));
 
     const one = await get(`/devices/${device.id}`);
     expect(one.body.data).toEqual({
@@ -95,7 +96,7 @@ describe('GET /devices: paging and the online filter (SPEC §4.6, §8)', () => {
     for (const id of [ids[7]!, ids[40]!]) {
       // The twin (started by the outbox relay) mirrors offline when it starts: after that, the
       // test stands in for it and says online.
-      await eventually(async () => expect(await stack.redis.hget(`device:${id}:state`, 'status')).toBe('offline'), 30_000);
+      await eventually(async () => expect(await stack.redis.hget(keys.deviceState(id), 'status')).toBe('offline'), 30_000);
       await mirrorStatus(stack.redis, id, 'online');
     }
   }, 60_000);

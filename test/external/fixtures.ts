@@ -3,6 +3,7 @@ import type { Request } from '../helpers/http';
 import { ADMIN_TOKEN, type Stack } from '../helpers/stack';
 import { connectAsDevice, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 /** Fixtures of the external interfaces: plans, API keys, simple-interface tokens, online devices. */
 export async function setPlan(request: Request, user: TestUser, plan: Plan): Promise<void> {
@@ -62,7 +63,7 @@ export async function connectDevice(
   await client.publishAsync(`${root}/${device.id}/status`, 'online', { qos: 1, retain: true });
   if (Object.keys(info).length > 0) await client.publishAsync(`${root}/${device.id}/info`, JSON.stringify(info), { qos: 1 });
   await eventually(async () => {
-    const state = await stack.redis.hgetall(`device:${device.id}:state`);
+    const state = await stack.redis.hgetall(keys.deviceState(device.id));
     if (state.status !== 'online') throw new Error('device not online yet');
     for (const [field, value] of Object.entries(info)) if (state[field] !== value) throw new Error(`${field} not mirrored yet`);
   });

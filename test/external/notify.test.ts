@@ -2,6 +2,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 import { createApiKey, setPlan } from './fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -26,7 +27,7 @@ const notify = (body: unknown, id = deviceId) =>
 
 async function stored(id: string): Promise<Record<string, unknown>> {
   return eventually(async () => {
-    const json = await stack.redis.get(`notification:${id}`);
+    const json = await stack.redis.get(keys.notification(id));
     if (!json) throw new Error('notification not stored yet');
     return JSON.parse(json);
   });
@@ -50,7 +51,7 @@ describe('POST /devices/{deviceId}/notify (SPEC §4.6)', () => {
       read: false,
       createdAt: expect.any(String),
     });
-    expect(await stack.redis.zscore(`project:${projectId}:notifications:unread:${owner.id}`, res.body.data.notificationId)).not.toBeNull();
+    expect(await stack.redis.zscore(keys.projectMemberUnreadNotifications(projectId, owner.id), res.body.data.notificationId)).not.toBeNull();
   });
 
   it('defaults the title to "Device Notification" and the priority to normal', async () => {

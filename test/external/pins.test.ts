@@ -2,6 +2,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 import { connectDevice, createApiKey, labelPin, lockPin, rateHeaders, setPlan, type DeviceConnection } from './fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -32,7 +33,7 @@ function expectError(res: { status: number; body: unknown }, status: number, cod
 const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
 async function latest(deviceId: string, pin: string): Promise<{ value: string; updatedAt: string } | null> {
-  const json = await stack.redis.hget(`device:${deviceId}:pins`, pin);
+  const json = await stack.redis.hget(keys.devicePins(deviceId), pin);
   return json ? JSON.parse(json) : null;
 }
 
@@ -83,7 +84,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
   ])('400 INVALID_PIN for %s', async (_what, pin) => {
     const device = await createDevice(stack.request, owner, projectId);
     expectError(await call('PUT', `/devices/${device.id}/pins/${pin}`, { value: '1' }), 400, 'INVALID_PIN');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 
   it.each([
@@ -97,7 +98,7 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
       success: false,
       error: { code: 'INVALID_PIN', message: expect.any(String), details: [{ field: 'body.value', problem: expect.stringContaining(problem) }] },
     });
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 });
 
@@ -209,11 +210,11 @@ describe('PATCH /devices/{deviceId}/pins: batch (SPEC §4.6 rules 1–2, §8)', 
     const tooMany = await call('PATCH', `/devices/${device.id}/pins`, { pins: entries(51) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.code).toBe('INVALID_PIN');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
     const fifty = await call('PATCH', `/devices/${device.id}/pins`, { pins: entries(50) });
     expect(fifty.status).toBe(200);
     expect(fifty.body.data.updated).toBe(50);
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(50);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(50);
   });
 
   it.each([
@@ -227,7 +228,7 @@ describe('PATCH /devices/{deviceId}/pins: batch (SPEC §4.6 rules 1–2, §8)', 
     expect(res.status).toBe(400);
     expect(res.body.success).toBe(false);
     expect(res.body.error.code).toBe('INVALID_PIN');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 });
 

@@ -2,6 +2,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { sleep } from '../helpers/wait';
 import { createApiKey, enableSimpleApi, minuteWindowEnd, rateHeaders, setPlan } from './fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 
@@ -59,8 +60,8 @@ describe('rate limits per plan (SPEC §8, DESIGN §9)', () => {
     expect(results.every((r) => r.headers.get('x-ratelimit-limit') === '60')).toBe(true);
     const remaining = results.filter((r) => r.status === 200).map((r) => rateHeaders(r.headers).remaining);
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-    expect(await stack.redis.get(`ratelimit:${user.id}:m:${window}`)).toBe('60');
-    expect(await stack.redis.get(`ratelimit:${user.id}:d:${today()}`)).toBe('60');
+    expect(await stack.redis.get(keys.rateLimitMinute(user.id, window))).toBe('60');
+    expect(await stack.redis.get(keys.rateLimitDay(user.id, today()))).toBe('60');
   });
 
   it('scales with the plan: Pro Plus 300, Enterprise 1000 a minute', async () => {
@@ -74,7 +75,7 @@ describe('rate limits per plan (SPEC §8, DESIGN §9)', () => {
   it('refuses once the day is used up (Pro: 10000), even with minutes to spare; Remaining shows the day', async () => {
     const { user, key } = await caller('pro');
     await roomInThisMinute();
-    await stack.redis.set(`ratelimit:${user.id}:d:${today()}`, '9998');
+    await stack.redis.set(keys.rateLimitDay(user.id, today()), '9998');
     const last = await devices(key);
     expect(last.status).toBe(200);
     expect(rateHeaders(last.headers)).toMatchObject({ limit: 60, remaining: 1 });
@@ -83,12 +84,12 @@ describe('rate limits per plan (SPEC §8, DESIGN §9)', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(rateHeaders(refused.headers)).toMatchObject({ limit: 60, remaining: 0 });
-    expect(await stack.redis.get(`ratelimit:${user.id}:d:${today()}`)).toBe('10000');
+    expect(await stack.redis.get(keys.rateLimitDay(user.id, today()))).toBe('10000');
   });
 
   it('has no daily limit on Enterprise', async () => {
     const { user, key } = await caller('enterprise');
-    await stack.redis.set(`ratelimit:${user.id}:d:${today()}`, '5000000');
+    await stack.redis.set(keys.rateLimitDay(user.id, today()), '5000000');
     const res = await devices(key);
     expect(res.status).toBe(200);
     expect(rateHeaders(res.headers).remaining).toBe(999);
@@ -112,10 +113,10 @@ describe('rate limits per plan (SPEC §8, DESIGN §9)', () => {
     const { user, key } = await caller('pro');
     const window = Math.floor(Date.now() / 60_000);
     await devices(key);
-    const minuteTtl = await stack.redis.ttl(`ratelimit:${user.id}:m:${window}`);
+    const minuteTtl = await stack.redis.ttl(keys.rateLimitMinute(user.id, window));
     expect(minuteTtl).toBeGreaterThan(0);
     expect(minuteTtl).toBeLessThanOrEqual(120);
-    const dayTtl = await stack.redis.ttl(`ratelimit:${user.id}:d:${today()}`);
+    const dayTtl = await stack.redis.ttl(keys.rateLimitDay(user.id, today()));
     expect(dayTtl).toBeGreaterThan(0);
     expect(dayTtl).toBeLessThanOrEqual(86_400 + 60);
   });

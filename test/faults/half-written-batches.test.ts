@@ -4,13 +4,14 @@
  * its details say for each entry whether it was stored; every entry said to be stored is, and
  * every one said not to be stored is not, once Redis is back.
  */
-import type { Redis } from '../../common/redis';
+import { createRedis, type Redis } from '../../common/redis';
 import { createApiKey, enableSimpleApi, setPlan } from '../external/fixtures';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import type { HttpResult } from '../helpers/http';
 import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { answerWithin, eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 const ENTRIES = 20;
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   apiKey = (await createApiKey(stack.request, owner)).key;
   projectId = (await createProject(stack.request, owner)).id;
   await stack.redis.config('SET', 'notify-keyspace-events', 'Kh');
-  subscriber = stack.redis.duplicate();
+  subscriber = createRedis(stack.config, 'test-keyspace-subscriber');
 }, 60_000);
 
 afterAll(async () => {
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 /** Sends a batch and freezes Redis the moment the first of its values is stored; thaws it once the answer is in. */
 async function freezeDuringBatch(deviceId: string, send: () => Promise<HttpResult>): Promise<HttpResult> {
-  const channel = `__keyspace@0__:device:${deviceId}:pins`;
+  const channel = `__keyspace@0__:${keys.devicePins(deviceId)}`;
   await subscriber.subscribe(channel);
   let frozen = false;
   const freezeOnFirst = (ch: string): void => {
@@ -76,7 +77,7 @@ async function expectTruthfulOutcomes(res: HttpResult, deviceId: string, field: 
   expect(outcomes[0]).toBe('stored');
   expect(outcomes[ENTRIES - 1]).toBe('not stored');
   expect(outcomes.filter((o) => o === 'unknown')).toHaveLength(1);
-  const stored = await stack.redis.hgetall(`device:${deviceId}:pins`);
+  const stored = await stack.redis.hgetall(keys.devicePins(deviceId));
   outcomes.forEach((outcome, i) => {
     if (outcome === 'stored') expect(JSON.parse(stored[pinOf(i)] ?? 'null')).toEqual(expect.objectContaining({ value: `v${i}` }));
     if (outcome === 'not stored') expect(stored[pinOf(i)]).toBeUndefined();

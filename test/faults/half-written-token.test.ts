@@ -8,6 +8,7 @@ import type { HttpResult } from '../helpers/http';
 import { ownMosquitto, ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { answerWithin, eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let redis: RestartableServer;
 let broker: RestartableServer;
@@ -95,5 +96,5 @@ test('broker stopped: 503 (mqtt) at once, and the old token still logs in once t
   await brokerServing();
   expect(await logsIn(device)).toBe(true);
   expect(await maskedToken(device.id)).toBe(masked(device.token));
-  expect(await stack.redis.hget(`device:${device.id}`, 'stagedTokenHash')).toBeNull();
+  expect(await stack.redis.hget(keys.device(device.id), 'stagedTokenHash')).toBeNull();
 }, 60_000);

@@ -3,7 +3,8 @@
  * own: the create answers 503 naming the dependency, no widget is stored, and no lock is left
  * behind once the dependency is back, even one the twin took after the gateway gave up on it.
  */
-import type { Redis } from '../../common/redis';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import type { HttpResult } from '../helpers/http';
 import { ownRedis, ownTemporal, stopOwnServers, type OwnServer, type RestartableServer } from '../helpers/own-servers';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
   await stack.redis.config('SET', 'notify-keyspace-events', 'Kh');
-  subscriber = stack.redis.duplicate();
+  subscriber = createRedis(stack.config, 'test-keyspace-subscriber');
 }, 90_000);
 
 afterAll(async () => {
@@ -62,7 +63,7 @@ async function expectNothingStored(res: HttpResult, ...dependencies: string[]): 
 
 test('Redis frozen while the twin takes the lock: 503, no widget, and the lock it took late is released', async () => {
   const device = await createDevice(stack.request, owner, projectId);
-  const channel = `__keyspace@0__:device:${device.id}:locks`;
+  const channel = `__keyspace@0__:${keys.deviceLocks(device.id)}`;
   await subscriber.subscribe(channel);
   // The twin's lock activity has written the lock mirror: freeze Redis before it can finish.
   subscriber.once('message', () => redis.freeze());

@@ -15,6 +15,7 @@ import { startTemporal, type TemporalServer } from '../../scripts/dev-servers/te
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 /**
  * How long Temporal stays down: well past the deadline of one hand-off to Temporal (1.5 s, and the
@@ -71,7 +72,7 @@ test('a device created and a threshold crossed while Temporal is down get their 
   await eventually(async () => {
     const below = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '10' } });
     expect(below.status).toBe(201);
-    expect(await stack.redis.hget(`device:${device.id}:rule-state`, rule.body.data.id)).toBe('0');
+    expect(await stack.redis.hget(keys.deviceRuleState(device.id), rule.body.data.id)).toBe('0');
   });
 
   await temporal.stop();
@@ -93,7 +94,7 @@ test('a device created and a threshold crossed while Temporal is down get their 
   const alarms = async () => (await stack.request('GET', `/api/v1/alarms?deviceId=${device.id}`, { token: owner.token })).body.data.alarms;
   await eventually(async () => expect(await alarms()).toEqual([expect.objectContaining({ state: 'active', value: '90' })]), 30_000, 500);
   // The new device's twin started: it mirrored the device as offline.
-  await eventually(async () => expect(await stack.redis.hget(`device:${newDevice}:state`, 'status')).toBe('offline'), 30_000, 500);
+  await eventually(async () => expect(await stack.redis.hget(keys.deviceState(newDevice), 'status')).toBe('offline'), 30_000, 500);
   await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
 }, 180_000);
 
@@ -110,7 +111,7 @@ test('a rule created and a device deleted while Temporal is down reach their twi
   const deleted = await createDevice(stack.request, owner, projectId);
   // Both twins run (started by the relay): each mirrored its device as offline.
   for (const id of [watched.id, deleted.id]) {
-    await eventually(async () => expect(await stack.redis.hget(`device:${id}:state`, 'status')).toBe('offline'), 30_000, 200);
+    await eventually(async () => expect(await stack.redis.hget(keys.deviceState(id), 'status')).toBe('offline'), 30_000, 200);
   }
 
   await temporal.stop();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startMosquitto, startPostgres, startRedis, startTemporal, type RedisServer } from '../../scripts/dev-servers';
+import { freePort, startMosquitto, startPostgres, startRedis, startRedisCluster, startTemporal, type RedisServer } from '../../scripts/dev-servers';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
 
 /** A server a test can stop, freeze (SIGSTOP) and thaw (SIGCONT). */
@@ -82,6 +82,22 @@ export async function ownRedis(): Promise<RestartableServer> {
       server.replace(await start());
     },
   };
+}
+
+/**
+ * A private 3-master Redis Cluster (no replicas, no persistence): `env` sets REDIS_CLUSTER_NODES,
+ * so a stack or createRedis given it talks to the cluster through ioredis Cluster.
+ */
+export async function ownRedisCluster(): Promise<{ env: Record<string, string>; stop(): Promise<void> }> {
+  const cluster = await startRedisCluster({ dir: await tempDir() });
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await cluster.stop();
+  };
+  owned.push(stop);
+  return { env: { REDIS_CLUSTER_NODES: cluster.nodes }, stop };
 }
 
 /** A private PostgreSQL cluster whose data survives a restart on the same port. */

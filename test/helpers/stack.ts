@@ -81,7 +81,7 @@ function installRuntime(config: Config): void {
 
 async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   installRuntime(config);
-  const redis = createRedis(config.REDIS_URL, 'test-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const redis = createRedis(config, 'test-worker', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqtt = createMqttClient(config, 'test-worker');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS as string });
   const worker: Worker = await createTwinWorker({
@@ -121,7 +121,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let worker = options.worker ? await startWorker(config) : null;
   // The tests' own look into Redis: a generous deadline, so a loaded machine does not fail a test
   // the product passed.
-  const redis = createRedis(config.REDIS_URL, 'test-inspector', WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const redis = createRedis(config, 'test-inspector', WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const pool = createPgPool(config.DATABASE_URL as string, 'test-inspector', { max: 2 });
   const series = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
   const first = nodes[0] as StackNode;

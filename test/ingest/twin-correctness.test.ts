@@ -7,6 +7,7 @@ import mqtt from 'mqtt';
 import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -57,7 +58,7 @@ async function addRule(body: Record<string, unknown>): Promise<void> {
 test('a command kept while offline never reaches the device after a newer value written directly', async () => {
   const device = await createDevice(stack.request, owner, projectId);
   // The twin has started and mirrored the new device as offline.
-  await eventually(async () => expect(await stack.redis.hget(`device:${device.id}:state`, 'status')).toBe('offline'));
+  await eventually(async () => expect(await stack.redis.hget(keys.deviceState(device.id), 'status')).toBe('offline'));
   const client = await connectAs(device);
   const received: Array<{ pin: string; value: string }> = [];
   client.on('message', (topic, payload) => received.push({ pin: topic.split('/')[3] ?? '', value: payload.toString() }));

@@ -3,6 +3,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { connectSocket, emitWithAck, nextEvent, type ClientSocket } from '../helpers/socket';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -59,7 +60,7 @@ describe('MQTT value → storage → Socket.IO on the other node', () => {
     await client.publishAsync(`${root()}/${device.id}/pin/V1`, '21.5', { qos: 1 });
 
     expect(await update).toEqual({ deviceId: device.id, pin: 'V1', value: '21.5', updatedAt: expect.any(String), seq: expect.any(Number) });
-    const latest = JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V1')) as string);
+    const latest = JSON.parse((await stack.redis.hget(keys.devicePins(device.id), 'V1')) as string);
     expect(latest.value).toBe('21.5');
     expect(await stack.history(device.id, 'V1')).toHaveLength(1);
     // A marker published after it on the same connection: once it is handled, a second handling of
@@ -94,7 +95,7 @@ describe('oversized values, per path', () => {
     const dropped = await valuesDropped();
     await client.publishAsync(`${root()}/${device.id}/pin/D1`, '12345678901234567', { qos: 1 });
     await eventually(async () => expect(await valuesDropped()).toBe(dropped + 1));
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'D1')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'D1')).toBeNull();
     expect(await stack.history(device.id, 'D1')).toEqual([]);
   });
 
@@ -105,7 +106,7 @@ describe('oversized values, per path', () => {
     const ack = await emitWithAck(socket, 'pin:write', { deviceId: device.id, pin: 'V3', value: 'x'.repeat(1025) });
     expect(ack).toEqual({ success: false, error: { code: 'VALUE_TOO_LARGE', message: expect.any(String) } });
     expect(await error).toEqual({ code: 'VALUE_TOO_LARGE', message: expect.any(String) });
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V3')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V3')).toBeNull();
   });
 
   it('counts bytes, not characters: 1024 bytes of multi-byte UTF-8 pass, 1026 fail with 400 VALUE_TOO_LARGE', async () => {
@@ -127,7 +128,7 @@ describe('oversized values, per path', () => {
     const bad = await stack.request('POST', `/api/v1/data/${device.id}/6`, { token: owner.token, body: { value: tooLarge } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ success: false, error: { code: 'VALUE_TOO_LARGE', message: expect.any(String) } });
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V6')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V6')).toBeNull();
   });
 
   it('rejects a whole bulk write when one value is too large, writing nothing', async () => {
@@ -138,7 +139,7 @@ describe('oversized values, per path', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALUE_TOO_LARGE');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
 
     const good = await stack.request('POST', `/api/v1/data/${device.id}/bulk`, {
       token: owner.token,
@@ -169,7 +170,7 @@ describe('threshold rules', () => {
       const res = await stack.request('POST', `/api/v1/data/${device.id}/7`, { token: owner.token, body: { value } });
       expect(res.status).toBe(201);
     }
-    await eventually(async () => expect(await stack.redis.zcard(`project:${projectId}:notifications`)).toBe(2));
+    await eventually(async () => expect(await stack.redis.zcard(keys.projectNotifications(projectId))).toBe(2));
     await eventually(() => expect(notifications.map((n) => n.message).sort()).toEqual(['Too hot: 25', 'Too hot: 26']));
     // Leave and re-enter once more: the crossing raised after every earlier write is the marker;
     // once it is there, a wrong notification for 30 (still inside) would be there too.
@@ -178,7 +179,7 @@ describe('threshold rules', () => {
     }
     await eventually(() => expect(notifications.map((n) => n.message)).toContain('Too hot: 27'));
     expect(notifications.map((n) => n.message).sort()).toEqual(['Too hot: 25', 'Too hot: 26', 'Too hot: 27']);
-    expect(await stack.redis.zcard(`project:${projectId}:notifications`)).toBe(3);
+    expect(await stack.redis.zcard(keys.projectNotifications(projectId))).toBe(3);
   });
 });
 
@@ -200,8 +201,8 @@ describe('broker credentials', () => {
     // The broker answers the forged publish with PUBACK 135 (not authorized): it never reaches the service.
     await expect(client.publishAsync(`${root()}/${b.id}/pin/V1`, 'forged', { qos: 1 })).rejects.toMatchObject({ code: 135 });
     await client.publishAsync(`${root()}/${a.id}/pin/V1`, 'mine', { qos: 1 });
-    await eventually(async () => expect(await stack.redis.hget(`device:${a.id}:pins`, 'V1')).not.toBeNull());
-    expect(await stack.redis.hget(`device:${b.id}:pins`, 'V1')).toBeNull();
+    await eventually(async () => expect(await stack.redis.hget(keys.devicePins(a.id), 'V1')).not.toBeNull());
+    expect(await stack.redis.hget(keys.devicePins(b.id), 'V1')).toBeNull();
   });
 });
 
@@ -219,7 +220,7 @@ describe('locks', () => {
     const ack = await emitWithAck(socket, 'pin:write', { deviceId: device.id, pin: 'V9', value: '1' });
     expect(ack).toEqual({ success: false, error: { code: 'PIN_LOCKED', message: expect.any(String) } });
     expect(await error).toEqual({ code: 'PIN_LOCKED', message: expect.any(String) });
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V9')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V9')).toBeNull();
 
     const post = await stack.request('POST', `/api/v1/data/${device.id}/9`, { token: owner.token, body: { value: '2' } });
     expect(post.status).toBe(403);
@@ -227,7 +228,7 @@ describe('locks', () => {
 
     const client = await deviceClient(device.id, device.token);
     await client.publishAsync(`${root()}/${device.id}/pin/V9`, 'reported', { qos: 1 });
-    await eventually(async () => expect(await stack.redis.hget(`device:${device.id}:pins`, 'V9')).toContain('reported'));
+    await eventually(async () => expect(await stack.redis.hget(keys.devicePins(device.id), 'V9')).toContain('reported'));
 
     expect((await stack.request('DELETE', `/api/v1/devices/${device.id}/pins/V9/lock`, { token: owner.token })).status).toBe(204);
     const after = await emitWithAck(socket, 'pin:write', { deviceId: device.id, pin: 'V9', value: '3' });
@@ -248,7 +249,7 @@ describe('delivery to the device', () => {
 
     await client.publishAsync(`${root()}/${device.id}/status`, 'online', { qos: 1 });
     await eventually(() => expect(received).toContainEqual({ topic: `${root()}/${device.id}/pin/V4/set`, value: 'queued' }));
-    await eventually(async () => expect(await stack.redis.hget(`device:${device.id}:state`, 'status')).toBe('online'));
+    await eventually(async () => expect(await stack.redis.hget(keys.deviceState(device.id), 'status')).toBe('online'));
 
     const online = await stack.request('POST', `/api/v1/data/${device.id}/4`, { token: owner.token, body: { value: 'now' } });
     expect(online.body.data.delivered).toBe(true);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createNotificationStore } from '../../store/notifications';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -64,11 +65,11 @@ describe('cascade deletes', () => {
     expect((await stack.request('DELETE', `/api/v1/devices/${doomed.id}`, { token: owner.token })).status).toBe(204);
 
     for (const id of doomedWidgets) {
-      expect(await stack.redis.exists(`widget:${id}`)).toBe(0);
+      expect(await stack.redis.exists(keys.widget(id))).toBe(0);
       expect((await stack.request('GET', `/api/v1/widgets/${id}`, { token: owner.token })).status).toBe(404);
     }
-    expect(await stack.redis.exists(`device:${doomed.id}:widgets`)).toBe(0);
-    expect(await stack.redis.smembers(`project:${project.id}:widgets`)).toEqual([keptWidget]);
+    expect(await stack.redis.exists(keys.deviceWidgets(doomed.id))).toBe(0);
+    expect(await stack.redis.smembers(keys.projectWidgets(project.id))).toEqual([keptWidget]);
     const list = await stack.request('GET', `/api/v1/widgets?projectId=${project.id}`, { token: owner.token });
     expect(list.body.data.widgets.map((w: { id: string }) => w.id)).toEqual([keptWidget]);
   });
@@ -79,12 +80,12 @@ describe('cascade deletes', () => {
     const other = await createProject(stack.request, owner);
     const otherDevice = await createDevice(stack.request, owner, other.id);
     const records = [
-      `widget:${await widget(project.id, device.id)}`,
-      `rule:${await rule(project.id, device.id)}`,
-      `notification:${await notification(project.id, device.id, false)}`,
-      `notification:${await notification(project.id, device.id, true)}`,
+      keys.widget(await widget(project.id, device.id)),
+      keys.rule(await rule(project.id, device.id)),
+      keys.notification(await notification(project.id, device.id, false)),
+      keys.notification(await notification(project.id, device.id, true)),
     ];
-    const survivors = [`widget:${await widget(other.id, otherDevice.id)}`, `notification:${await notification(other.id, otherDevice.id, false)}`];
+    const survivors = [keys.widget(await widget(other.id, otherDevice.id)), keys.notification(await notification(other.id, otherDevice.id, false))];
 
     expect((await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(204);
 

@@ -4,6 +4,7 @@ import { createNotificationQueries } from '../../store/notification-queries';
 import { createNotificationStore } from '../../store/notifications';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -235,8 +236,8 @@ describe('one notification', () => {
     expect(after.body.data.unread).toBe(before - 1);
     expect(after.body.data).toEqual(expected(viewer, seeded, { projectId: p1 }));
     expect((await list(owner, { projectId: p1 })).body.data).toEqual(ownerBefore);
-    expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${viewer.id}`, target.id)).toBeNull();
-    expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${owner.id}`, target.id)).not.toBeNull();
+    expect(await stack.redis.zscore(keys.projectMemberUnreadNotifications(p1, viewer.id), target.id)).toBeNull();
+    expect(await stack.redis.zscore(keys.projectMemberUnreadNotifications(p1, owner.id), target.id)).not.toBeNull();
 
     const again = await stack.request('PATCH', `/api/v1/notifications/${target.id}/read`, { token: viewer.token });
     expect(again.body.data.read).toBe(true);
@@ -257,9 +258,9 @@ describe('one notification', () => {
     expect(res.status).toBe(204);
     seeded = seeded.filter((r) => r.id !== target.id);
     expect((await stack.request('GET', `/api/v1/notifications/${target.id}`, { token: owner.token })).status).toBe(404);
-    expect(await stack.redis.zscore(`project:${p1}:notifications`, target.id)).toBeNull();
+    expect(await stack.redis.zscore(keys.projectNotifications(p1), target.id)).toBeNull();
     for (const user of [owner, viewer, editor]) {
-      expect(await stack.redis.zscore(`project:${p1}:notifications:unread:${user.id}`, target.id)).toBeNull();
+      expect(await stack.redis.zscore(keys.projectMemberUnreadNotifications(p1, user.id), target.id)).toBeNull();
     }
     expect((await list(owner, {})).body.data).toEqual(expected(owner, seeded, {}));
     expect((await list(editor, {})).body.data).toEqual(expected(editor, seeded, { projectId: p1 }));
@@ -320,7 +321,7 @@ describe('many notifications', () => {
     const unread = many.filter((r) => !r.read).length;
     const res = await stack.request('PATCH', `/api/v1/notifications/read-all?projectId=${project.id}`, { token: owner.token });
     expect(res.body.data).toEqual({ updated: unread });
-    expect(await stack.redis.exists(`project:${project.id}:notifications:unread:${owner.id}`)).toBe(0);
+    expect(await stack.redis.exists(keys.projectMemberUnreadNotifications(project.id, owner.id))).toBe(0);
     const after = await list(owner, { projectId: project.id, deviceId: b.id, limit: 100, page: 7 });
     expect(after.body.data.unread).toBe(0);
     expect(after.body.data.notifications.length).toBeGreaterThan(0);

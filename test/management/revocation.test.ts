@@ -2,6 +2,7 @@ import mqtt, { type IDisconnectPacket } from 'mqtt';
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 import { collect, connectSocket, emitWithAck, nextEvent, type ClientSocket } from '../helpers/socket';
+import { keys } from '../../common/redis-keys';
 
 const NOT_AUTHORIZED = 135;
 const ADMINISTRATIVE_ACTION = 152;
@@ -115,7 +116,7 @@ describe('revocations take effect on every node', () => {
     socket.connect();
     expect((await reconnect).message).toBe('UNAUTHORIZED');
     expect(socket.connected).toBe(false);
-    expect(JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V2')) ?? '{}')).toMatchObject({ value: 'while logged in' });
+    expect(JSON.parse((await stack.redis.hget(keys.devicePins(device.id), 'V2')) ?? '{}')).toMatchObject({ value: 'while logged in' });
   });
 
   it("a deleted project's devices lose their broker accounts and sessions", async () => {

@@ -5,6 +5,7 @@ import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
 import { addMember, connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let connection: Connection;
@@ -83,8 +84,8 @@ describe('rule CRUD', () => {
     expect(ids.indexOf(created.body.data.id)).toBeLessThan(ids.indexOf(noData.id));
     expect(ids.indexOf(noData.id)).toBeLessThan(ids.indexOf(offline.id));
     expect(list.body.data.rules).toContainEqual(created.body.data);
-    expect(await stack.redis.sismember(`device:${deviceId}:rules`, created.body.data.id)).toBe(1);
-    expect(JSON.parse((await stack.redis.get(`rule:${created.body.data.id}`)) as string)).toEqual(created.body.data);
+    expect(await stack.redis.sismember(keys.deviceRules(deviceId), created.body.data.id)).toBe(1);
+    expect(JSON.parse((await stack.redis.get(keys.rule(created.body.data.id))) as string)).toEqual(created.body.data);
   });
 
   it('validates each condition with its required fields, the channels and the message', async () => {
@@ -116,7 +117,7 @@ describe('rule CRUD', () => {
       expect(fields(res)).toContain(field);
     }
     expect((await createRule({ message: 'x'.repeat(500), condition: 'lte', threshold: -1.5 })).threshold).toBe(-1.5);
-    expect(await stack.redis.scard(`device:${foreignDevice.id}:rules`)).toBe(0);
+    expect(await stack.redis.scard(keys.deviceRules(foreignDevice.id))).toBe(0);
   });
 
   it('patches any field and revalidates the merged rule as a whole', async () => {
@@ -152,23 +153,23 @@ describe('rule CRUD', () => {
     const moved = await stack.request('PATCH', `${RULES}/${rule.id}`, { token: owner.token, body: { deviceId: other.id } });
     expect(moved.status).toBe(200);
     expect(moved.body.data.deviceId).toBe(other.id);
-    expect(await stack.redis.sismember(`device:${deviceId}:rules`, rule.id)).toBe(0);
-    expect(await stack.redis.sismember(`device:${other.id}:rules`, rule.id)).toBe(1);
+    expect(await stack.redis.sismember(keys.deviceRules(deviceId), rule.id)).toBe(0);
+    expect(await stack.redis.sismember(keys.deviceRules(other.id), rule.id)).toBe(1);
 
     const foreign = await createDevice(stack.request, owner, (await createProject(stack.request, owner)).id);
     const refused = await stack.request('PATCH', `${RULES}/${rule.id}`, { token: owner.token, body: { deviceId: foreign.id } });
     expect(refused.status).toBe(400);
     expect(fields(refused)).toEqual(['body.deviceId']);
-    expect(await stack.redis.sismember(`device:${other.id}:rules`, rule.id)).toBe(1);
+    expect(await stack.redis.sismember(keys.deviceRules(other.id), rule.id)).toBe(1);
   });
 
   it('deletes a rule (204) with its set memberships; a second delete is 404 RULE_NOT_FOUND', async () => {
     const rule = await createRule();
     const res = await stack.request('DELETE', `${RULES}/${rule.id}`, { token: owner.token });
     expect(res.status).toBe(204);
-    expect(await stack.redis.exists(`rule:${rule.id}`)).toBe(0);
-    expect(await stack.redis.sismember(`device:${deviceId}:rules`, rule.id)).toBe(0);
-    expect(await stack.redis.sismember(`project:${projectId}:rules`, rule.id)).toBe(0);
+    expect(await stack.redis.exists(keys.rule(rule.id))).toBe(0);
+    expect(await stack.redis.sismember(keys.deviceRules(deviceId), rule.id)).toBe(0);
+    expect(await stack.redis.sismember(keys.projectRules(projectId), rule.id)).toBe(0);
     const again = await stack.request('DELETE', `${RULES}/${rule.id}`, { token: owner.token });
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('RULE_NOT_FOUND');
@@ -259,7 +260,7 @@ describe('rule changes reach the threshold rule cache of every gateway node', ()
       const res = await first.request('GET', `/api/v1/notifications?deviceId=${device.id}&type=threshold`, { token: owner.token });
       return res.body.data.notifications.map((n: { message: string }) => n.message).sort();
     };
-    const edgeState = (ruleId: string) => stack.redis.hget(`device:${device.id}:rule-state`, ruleId);
+    const edgeState = (ruleId: string) => stack.redis.hget(keys.deviceRuleState(device.id), ruleId);
 
     await post('10'); // node 2 now caches "no rules" for the device
     const created = await first.request('POST', RULES, { token: owner.token, body: ruleBody({ deviceId: device.id, message: 'Hot: {value}' }) });

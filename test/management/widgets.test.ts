@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
+import { keys } from '../../common/redis-keys';
 
 const WIDGET_TYPES = [
   'BUTTON', 'SWITCH', 'SLIDER', 'GAUGE', 'ANALOG_GAUGE', 'GRAPH', 'VALUE_DISPLAY', 'LCD', 'TERMINAL', 'LED',
@@ -75,8 +76,8 @@ describe('widget CRUD', () => {
     const list = await stack.request('GET', `/api/v1/widgets?projectId=${projectId}`, { token: viewer.token });
     expect(list.status).toBe(200);
     expect(list.body.data.widgets).toContainEqual(created.body.data);
-    expect(JSON.parse((await stack.redis.get(`widget:${created.body.data.id}`)) as string)).toEqual(created.body.data);
-    expect(await stack.redis.sismember(`device:${deviceId}:widgets`, created.body.data.id)).toBe(1);
+    expect(JSON.parse((await stack.redis.get(keys.widget(created.body.data.id))) as string)).toEqual(created.body.data);
+    expect(await stack.redis.sismember(keys.deviceWidgets(deviceId), created.body.data.id)).toBe(1);
   });
 
   it('accepts every one of the 29 widget types and rejects an unknown type', async () => {
@@ -136,7 +137,7 @@ describe('widget CRUD', () => {
     // `locked` is a KEYPAD key; elsewhere it is free-form.
     expect((await createWidget({ type: 'SLIDER', config: { locked: 'yes' } })).config).toEqual({ locked: 'yes' });
 
-    expect(await stack.redis.scard(`device:${foreignDevice.id}:widgets`)).toBe(0);
+    expect(await stack.redis.scard(keys.deviceWidgets(foreignDevice.id))).toBe(0);
   });
 
   it('patches: config merged key by key (null removes a key), layout replaced, type/device/pin untouched', async () => {
@@ -192,8 +193,8 @@ describe('widget CRUD', () => {
     expect(read.body.error.code).toBe('WIDGET_NOT_FOUND');
     const list = await stack.request('GET', `/api/v1/widgets?projectId=${projectId}`, { token: owner.token });
     expect(list.body.data.widgets.map((w: { id: string }) => w.id)).not.toContain(widget.id);
-    expect(await stack.redis.sismember(`project:${projectId}:widgets`, widget.id)).toBe(0);
-    expect(await stack.redis.sismember(`device:${deviceId}:widgets`, widget.id)).toBe(0);
+    expect(await stack.redis.sismember(keys.projectWidgets(projectId), widget.id)).toBe(0);
+    expect(await stack.redis.sismember(keys.deviceWidgets(deviceId), widget.id)).toBe(0);
     expect((await stack.request('DELETE', `/api/v1/widgets/${widget.id}`, { token: owner.token })).status).toBe(404);
   });
 });

@@ -4,6 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 interface Mail {
   to: string[];
@@ -91,7 +92,7 @@ describe('notification channels', () => {
       if (!found) throw new Error('no push yet');
       return found;
     });
-    const stored = JSON.parse((await stack.redis.get(`notification:${pushed.id}`)) as string);
+    const stored = JSON.parse((await stack.redis.get(keys.notification(pushed.id))) as string);
     expect(stored).toMatchObject({ id: pushed.id, type: 'threshold', message: 'Boiler at 31.5 degrees', read: false });
   });
 
@@ -107,7 +108,7 @@ describe('notification channels', () => {
       await eventually(() => {
         if (!mails.some((m) => m.body.includes('Boiler at 99 degrees'))) throw new Error('no email yet');
       });
-      await eventually(async () => expect(await stack.redis.zcard(`project:${projectId}:notifications`)).toBe(1));
+      await eventually(async () => expect(await stack.redis.zcard(keys.projectNotifications(projectId))).toBe(1));
       expect(pushes.some((p) => p.message === 'Boiler at 99 degrees')).toBe(false);
     } finally {
       pushStatus = 200;

@@ -15,7 +15,7 @@ const connections: Redis[] = [];
 const relays: OutboxRelay[] = [];
 
 function connect(name: string): Redis {
-  const redis = createRedis(config.REDIS_URL, name);
+  const redis = createRedis(config, name);
   connections.push(redis);
   return redis;
 }

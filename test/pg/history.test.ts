@@ -9,6 +9,7 @@ import { createDevice, createProject, registerUser, connectAsDevice, type TestUs
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 import { createApiKey, enableSimpleApi, setPlan } from '../external/fixtures';
+import { keys } from '../../common/redis-keys';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -108,7 +109,7 @@ describe('history through every door', () => {
     const mqtt = await connectAsDevice(stack.config.MQTT_URL, device);
     await mqtt.publishAsync(`${stack.config.MQTT_TOPIC_ROOT}/${device.id}/pin/V5`, '42.5', { qos: 1 });
     await mqtt.endAsync();
-    await eventually(async () => expect(JSON.parse((await stack.redis.hget(`device:${device.id}:pins`, 'V5')) ?? '{}').value).toBe('42.5'));
+    await eventually(async () => expect(JSON.parse((await stack.redis.hget(keys.devicePins(device.id), 'V5')) ?? '{}').value).toBe('42.5'));
 
     const numeric = [...imports.map((r) => r.value), '11.25', '3.5', '-2', '8', '42.5'].filter((v) => v !== 'on').map(Number);
     const from = now - 3 * DAY;

@@ -9,6 +9,7 @@ import { createDevice, createProject, registerUser, writeValue, type TestUser } 
 import { connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 async function serverPins(deviceId: string): Promise<Record<string, string>> {
-  const raw = await stack.redis.hgetall(`device:${deviceId}:pins`);
+  const raw = await stack.redis.hgetall(keys.devicePins(deviceId));
   return Object.fromEntries(Object.entries(raw).map(([pin, json]) => [pin, (JSON.parse(json) as { value: string }).value]));
 }
 

@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { enableSimpleApi, rateHeaders, setPlan } from '../external/fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -62,7 +63,7 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     const off = await stack.request('GET', `/external/api/update?token=${token}&pin=V1&value=1`);
     expectError(off, 403, 'SIMPLE_API_DISABLED');
     expect(rateHeaders(off.headers)).toMatchObject({ limit: 60, remaining: before });
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V1')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V1')).toBeNull();
   });
 
   it('403 PLAN_FEATURE_UNAVAILABLE at once when an owner whose token was in use moves to the Free plan', async () => {
@@ -75,7 +76,7 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     expect((await stack.request('GET', `/external/api/is-online?token=${token}`)).status).toBe(200);
     await setPlan(stack.request, paidOwner, 'free');
     expectError(await stack.request('GET', `/external/api/update?token=${token}&pin=V1&value=1`), 403, 'PLAN_FEATURE_UNAVAILABLE');
-    expect(await stack.redis.hget(`device:${device.id}:pins`, 'V1')).toBeNull();
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V1')).toBeNull();
   });
 
   it('403 PLAN_FEATURE_UNAVAILABLE when the owner of the device\'s project is on the Free plan', async () => {

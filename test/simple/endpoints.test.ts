@@ -2,6 +2,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 import { connectDevice, enableSimpleApi, labelPin, lockPin, rateHeaders, setPlan, type DeviceConnection } from '../external/fixtures';
+import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -34,7 +35,7 @@ function expectError(res: { status: number; body: unknown }, status: number, cod
 }
 
 async function latest(deviceId: string, pin: string): Promise<{ value: string; updatedAt: string } | null> {
-  const json = await stack.redis.hget(`device:${deviceId}:pins`, pin);
+  const json = await stack.redis.hget(keys.devicePins(deviceId), pin);
   return json ? JSON.parse(json) : null;
 }
 
@@ -91,7 +92,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     const get = await simple('GET', '/get', device.iot);
     expect(get.status).toBe(400);
     expect(get.body.error.code).toBe('INVALID_PIN');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 
   it('400 VALUE_TOO_LARGE beyond the pin type\'s bytes, 403 PIN_LOCKED for a locked pin; nothing stored', async () => {
@@ -100,7 +101,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     expectError(await simple('GET', '/update', device.iot, { pin: 'D200', value: 'x'.repeat(17) }), 400, 'VALUE_TOO_LARGE');
     await lockPin(stack.request, owner, device.id, 'V2');
     expectError(await simple('GET', '/update', device.iot, { pin: 'V2', value: '1' }), 403, 'PIN_LOCKED');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 
   it('404 PIN_NOT_FOUND for a pin never recorded', async () => {
@@ -138,7 +139,7 @@ describe('GET /get-all and /is-online (SPEC §4.7)', () => {
       statusChangedAt: null,
     });
     connections.push(await connectDevice(stack, device));
-    const state = await stack.redis.hgetall(`device:${device.id}:state`);
+    const state = await stack.redis.hgetall(keys.deviceState(device.id));
     expect((await simple('GET', '/is-online', device.iot)).body).toEqual({
       success: true,
       deviceId: device.id,
@@ -156,7 +157,7 @@ describe('POST /notify (SPEC §4.7, §8)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, notificationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const record = await eventually(async () => {
-      const json = await stack.redis.get(`notification:${res.body.notificationId}`);
+      const json = await stack.redis.get(keys.notification(res.body.notificationId));
       if (!json) throw new Error('not stored yet');
       return JSON.parse(json);
     });
@@ -224,9 +225,9 @@ describe('POST /batch-update (SPEC §4.7 rule 3, §8)', () => {
     const tooMany = await simple('POST', '/batch-update', device.iot, {}, { pins: entries(51) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.code).toBe('INVALID_PIN');
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(0);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
     const fifty = await simple('POST', '/batch-update', device.iot, {}, { pins: entries(50) });
     expect(fifty.body.updated).toBe(50);
-    expect(await stack.redis.hlen(`device:${device.id}:pins`)).toBe(50);
+    expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(50);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
+import { keys, streamOf } from '../../common/redis-keys';
 import { HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { importPoints } from '../../store/import-points';
 import { luaScript } from '../../store/lua/load';
@@ -14,7 +14,7 @@ import { testConfig } from '../harness/config';
 let redis: Redis;
 
 beforeAll(() => {
-  redis = createRedis(testConfig().REDIS_URL, 'test-history-stream');
+  redis = createRedis(testConfig(), 'test-history-stream');
 });
 
 afterAll(async () => {
@@ -36,10 +36,11 @@ async function entries(stream: string): Promise<StreamEntry[]> {
 }
 
 it('gives every reading of a bulk entry an id no later entry gets, and counts it against the bound', async () => {
-  const stream = `test:history:${randomUUID()}`;
+  const family = `test:history:${randomUUID()}`;
   const deviceId = await device();
+  const stream = streamOf(family, deviceId);
   const at = Date.now();
-  await importPoints(redis, { deviceId, readings: readings(5, at), historyStream: stream, historyStreamMax: 100 });
+  await importPoints(redis, { deviceId, readings: readings(5, at), historyStream: family, historyStreamMax: 100 });
   const [bulk] = await entries(stream);
   const carried = parseEntry(bulk as StreamEntry) ?? [];
   expect(carried.map((p) => [p.deviceId, p.pin, p.value, p.ms])).toEqual(readings(5, at).map((r) => [deviceId, 'V1', r.value, at]));
@@ -52,17 +53,18 @@ it('gives every reading of a bulk entry an id no later entry gets, and counts it
   expect(carried.map((p) => p.entryId)).not.toContain(next);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 6 });
   // 6 points in the stream: 95 more fit in no import; 94 do.
-  await expect(importPoints(redis, { deviceId, readings: readings(95, at), historyStream: stream, historyStreamMax: 100 })).rejects.toMatchObject({ code: 'HISTORY_BACKLOG' });
-  await importPoints(redis, { deviceId, readings: readings(94, at), historyStream: stream, historyStreamMax: 100 });
+  await expect(importPoints(redis, { deviceId, readings: readings(95, at), historyStream: family, historyStreamMax: 100 })).rejects.toMatchObject({ code: 'HISTORY_BACKLOG' });
+  await importPoints(redis, { deviceId, readings: readings(94, at), historyStream: family, historyStreamMax: 100 });
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 100 });
   await redis.del(stream, keys.historyExtra(stream), keys.device(deviceId), keys.devicePins(deviceId));
 });
 
 it('takes a bulk entry off the backlog once, however often it is acknowledged', async () => {
-  const stream = `test:history:${randomUUID()}`;
+  const family = `test:history:${randomUUID()}`;
   const deviceId = await device();
+  const stream = streamOf(family, deviceId);
   await redis.xgroup('CREATE', stream, HISTORY_GROUP, '0', 'MKSTREAM');
-  await importPoints(redis, { deviceId, readings: readings(10, Date.now()), historyStream: stream, historyStreamMax: 100 });
+  await importPoints(redis, { deviceId, readings: readings(10, Date.now()), historyStream: family, historyStreamMax: 100 });
   await redis.xadd(stream, '*', 'p', `${Date.now()} ${deviceId} V2 x`);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 11 });
   const acks = (await entries(stream)).flatMap(([id, fields]) => [id, fields?.[0] === 'b' ? 9 : 0]);

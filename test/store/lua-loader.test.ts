@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
+import { keys, streamOf } from '../../common/redis-keys';
 import { StoreError } from '../../store/errors';
 import { luaScript } from '../../store/lua/load';
 import { storePoint } from '../../store/store-point';
@@ -9,7 +9,7 @@ import { testConfig } from '../harness/config';
 let redis: Redis;
 
 beforeAll(() => {
-  redis = createRedis(testConfig().REDIS_URL, 'test-lua-loader');
+  redis = createRedis(testConfig(), 'test-lua-loader');
 });
 
 afterAll(async () => {
@@ -56,6 +56,6 @@ describe('the Lua script loader', () => {
     await expect(write).rejects.toEqual(new StoreError('DEVICE_GONE'));
     await expect(write).rejects.toMatchObject({ code: 'DEVICE_GONE' });
     expect(await redis.exists(keys.devicePins(deviceId), keys.deviceState(deviceId))).toBe(0);
-    expect(await redis.exists(keys.historyStream(deviceId))).toBe(0);
+    expect(await redis.exists(streamOf(keys.historyStream(deviceId), deviceId))).toBe(0);
   });
 });

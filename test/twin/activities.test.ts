@@ -26,7 +26,7 @@ let acts: TwinActivities;
 
 beforeAll(async () => {
   const config = testConfig();
-  redis = createRedis(config.REDIS_URL, 'test-twin-activities');
+  redis = createRedis(config, 'test-twin-activities');
   mqtt = createMqttClient(config, 'test-twin-activities');
   await mqttConnected(mqtt);
   acts = createActivities({
@@ -145,8 +145,8 @@ test('an online written ahead by the gateway: not over a later change, not undon
 
 test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {
   const config = testConfig();
-  const pub = createRedis(config.REDIS_URL, 'test-adapter-pub');
-  const sub = pub.duplicate();
+  const pub = createRedis(config, 'test-adapter-pub');
+  const sub = createRedis(config, 'test-adapter-sub');
   const httpServer = createServer();
   const server = new Server(httpServer, { adapter: createAdapter(pub, sub) });
   const device = await createDevice(redis);

@@ -17,7 +17,7 @@ import type { NotificationRecord, NotificationRule } from '../../common/contract
 import { createLogger } from '../../common/logger';
 import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
 import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
+import { keys, streamOf } from '../../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
 import { createDeviceStore } from '../../store/devices';
 import { createPendingCommandStore } from '../../store/pending-commands';
@@ -58,7 +58,7 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Pr
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const taskQueue = `twin-${name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(config.LOG_LEVEL, `test-${name}`);
-  const redis = createRedis(config.REDIS_URL, `test-${name}`, WORKER_REDIS_COMMAND_TIMEOUT_MS);
+  const redis = createRedis(config, `test-${name}`, WORKER_REDIS_COMMAND_TIMEOUT_MS);
   const mqttClient = createMqttClient(config, `test-${name}`);
   await mqttConnected(mqttClient);
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -123,7 +123,7 @@ export async function createDevice(redis: Redis): Promise<{ deviceId: string; pr
     description: '',
     tags: [],
   });
-  await redis.del(outbox);
+  await redis.del(streamOf(outbox, device.id));
   return { deviceId: device.id, projectId };
 }
 
@@ -148,7 +148,7 @@ export async function addRule(
   };
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
   if (!(await createRuleStore(redis, outbox).create(full))) throw new Error('the rule store refused the rule');
-  await redis.del(outbox);
+  await redis.del(streamOf(outbox, full.deviceId));
   return full;
 }
 

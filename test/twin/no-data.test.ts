@@ -1,4 +1,5 @@
 import { addRule, createDevice, createTwinTestEnv, deviceMessage, eventually, notificationsOf, sleep, type TwinTestEnv } from './helpers';
+import { keys } from '../../common/redis-keys';
 
 let env: TwinTestEnv;
 
@@ -102,7 +103,7 @@ describe('device twin: no_data rules', () => {
     expect(record).toMatchObject({ title: 'No data from device', message: 'No data from the device for 1 s' });
 
     // Removing the rule stops its timer.
-    await env.redis.srem(`device:${device.deviceId}:rules`, rule.id);
+    await env.redis.srem(keys.deviceRules(device.deviceId), rule.id);
     expect((await env.twins.rulesChanged(device.deviceId, device.projectId)).rules).toEqual([]);
     expect((await env.twins.state(device.deviceId))?.noData).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { twinWorkflowId } from '../../common/contracts';
 import { addRule, commandSubscriber, createDevice, createTwinTestEnv, deviceMessage, eventually, keepCommand, mirror, notificationsOf, sleep, type TwinTestEnv } from './helpers';
+import { keys } from '../../common/redis-keys';
 
 let env: TwinTestEnv;
 
@@ -58,7 +59,7 @@ describe('device twin: online / offline', () => {
       channels: ['inApp'],
     });
     expect(byRule[offlineRule.id]).toMatchObject({ type: 'device_status', title: 'Device offline', message: 'device went offline' });
-    expect(await env.redis.zcard(`project:${device.projectId}:notifications`)).toBe(2);
+    expect(await env.redis.zcard(keys.projectNotifications(device.projectId))).toBe(2);
 
     // A repeated status is not a transition: once the twin has taken it, it has raised nothing more.
     await env.twins.status(device.deviceId, device.projectId, 'offline', new Date().toISOString());

@@ -25,6 +25,7 @@ import {
   notificationsOf,
   type TwinTestEnv,
 } from '../helpers';
+import { keys } from '../../../common/redis-keys';
 
 let env: TwinTestEnv;
 
@@ -128,7 +129,7 @@ test('a twin whose device hash is gone ends itself', async () => {
   const device = await createDevice(env.redis);
   await env.twins.start(device.deviceId, device.projectId);
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'));
-  await env.redis.del(`device:${device.deviceId}`);
+  await env.redis.del(keys.device(device.deviceId));
   await env.twins.status(device.deviceId, device.projectId, 'online', iso());
   await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
   await save('orphan', device.deviceId);
@@ -173,8 +174,8 @@ test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issu
     message: 'hot',
     notified: true,
   });
-  const alarm = async () => JSON.parse((await env.redis.hget(`device:${device.deviceId}:alarms`, ruleId)) ?? 'null') as { state: string } | null;
-  await env.redis.hset(`device:${device.deviceId}:rule-state`, ruleId, '1');
+  const alarm = async () => JSON.parse((await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)) ?? 'null') as { state: string } | null;
+  await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '1');
   await env.twins.alarmEdge(device.deviceId, device.projectId, edge('raise', iso()));
   await eventually(async () => expect(await alarm()).toMatchObject({ state: 'active' }));
   // One re-notification after a second, then the clear edge.
@@ -185,7 +186,7 @@ test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issu
   await env.twins.status(device.deviceId, device.projectId, 'online', iso());
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('online'));
   await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1), 'last will');
-  await eventually(async () => expect(await env.redis.hget(`device:${device.deviceId}:state`, 'disconnectReason')).toBe('last will'));
+  await eventually(async () => expect(await env.redis.hget(keys.deviceState(device.deviceId), 'disconnectReason')).toBe('last will'));
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2), 10_000);
   await env.twins.end(device.deviceId);
   await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
@@ -200,7 +201,7 @@ test('online written ahead, kept online by data through the liveness watch, offl
   // What the gateway and its outbox relay do (gateway/status-ahead.ts): the mirror first, then the twin's signal.
   await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
   await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
-  await eventually(async () => expect(await env.redis.hget(`device:${device.deviceId}:state`, 'statusAhead')).toBeNull());
+  await eventually(async () => expect(await env.redis.hget(keys.deviceState(device.deviceId), 'statusAhead')).toBeNull());
   // Data for two heartbeat timeouts (2 s): the watch retries, the twin stays online.
   for (let i = 0; i < 8; i++) {
     await deviceMessage(env.redis, device.deviceId, 'V1', String(i));

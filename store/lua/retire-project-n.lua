@@ -1,0 +1,24 @@
+-- The project's step of a project delete (store/lua/cascade.ts): every key of the project (all in
+-- its slot: the hash, members, indexes, each member's unread set) goes, with one device-retire
+-- intent per device in its shard's outbox, in one atomic step: from here the project is gone for
+-- every reader, and its devices' twins and broker accounts end even if the steps after (each
+-- device's own delete, the members' indexes, the records) never run (docs/architecture.md
+-- "Redis Cluster").
+-- Key count: 7 declared, plus each member's unread set, derived inside from ARGV[1].
+-- KEYS: 1 project:{id}, 2 the outbox stream of its shard, 3 :members, 4 :devices, 5 :rules,
+--       6 :widgets, 7 :notifications.
+-- ARGV: 1 a member's unread set with '{user}' for the user id.
+-- Returns nil when it did not exist, else JSON {members, devices: [[deviceId, entryId]...], rules, widgets, notifications}.
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local members = redis.call('HKEYS', KEYS[3])
+local devices = {}
+for _, deviceId in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+  devices[#devices + 1] = {deviceId, redis.call('XADD', KEYS[2], '*', 'type', 'device-retire', 'payload', cjson.encode({deviceId = deviceId}))}
+end
+local result = {members = members, devices = devices, rules = redis.call('SMEMBERS', KEYS[5]),
+  widgets = redis.call('SMEMBERS', KEYS[6]), notifications = redis.call('ZRANGE', KEYS[7], 0, -1)}
+for _, userId in ipairs(members) do
+  redis.call('DEL', (string.gsub(ARGV[1], '{user}', userId)))
+end
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+return cjson.encode(result)

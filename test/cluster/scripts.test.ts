@@ -1,0 +1,241 @@
+/**
+ * Every Redis script in store/lua runs on a 3-master Redis Cluster (docs/architecture.md "Redis
+ * Cluster": each names keys of one slot only, the keys it derives included; Redis refuses a script
+ * that crosses slots). Each script is driven once through the store call that uses it, its outcome
+ * checked, and a MONITOR on every master records each script that Redis ran (by SHA): the test
+ * fails for any file in store/lua that did not run on the cluster. Runs only in the
+ * `redis-cluster` jest project (jest.config.js), on the run's cluster.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cluster, Redis as RedisClient } from 'ioredis';
+import { createRedis, type Redis } from '../../common/redis';
+import { keys, streamOf } from '../../common/redis-keys';
+import { idInShardOf } from '../../common/shard-ids';
+import { createStores, type Stores } from '../../store';
+import { writeStatus, writeStatusAhead } from '../../store/device-mirror';
+import { importPoints } from '../../store/import-points';
+import { waitPersisted } from '../../store/history-stream';
+import { startHistoryPersister } from '../../gateway/history/persister';
+import { scriptSha } from '../../store/lua/load';
+import { createNotificationStore } from '../../store/notifications';
+import { createPendingCommandStore } from '../../store/pending-commands';
+import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/history-db';
+import { createLogger } from '../../common/logger';
+import { storePoint } from '../../store/store-point';
+import type { NotificationRule } from '../../common/contracts';
+import { testConfig } from '../harness/config';
+import { eventually } from '../helpers/wait';
+
+const LUA = join(__dirname, '..', '..', 'store', 'lua');
+const scripts = readdirSync(LUA)
+  .filter((f) => f.endsWith('.lua'))
+  .map((f) => f.replace(/\.lua$/, ''));
+const nameBySha = new Map(scripts.map((name) => [scriptSha(name), name]));
+
+let redis: Redis;
+let db: HistoryDatabase;
+let stores: Stores;
+const monitors: RedisClient[] = [];
+const watchers: RedisClient[] = [];
+const ran = new Set<string>();
+const config = testConfig({ TEMPORAL_TASK_QUEUE: `cluster-scripts-${randomUUID()}` });
+const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
+const history = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
+
+beforeAll(async () => {
+  expect(config.REDIS_CLUSTER_NODES).toHaveLength(3);
+  redis = createRedis(config, 'test-cluster-scripts', 10_000);
+  expect(redis).toBeInstanceOf(Cluster);
+  // Migrated as a gateway node migrates it at start (the range delete below reads it).
+  db = await openHistoryDatabase(config.DATABASE_URL as string, 'test-cluster-scripts', config.HISTORY_RETENTION_DAYS, createLogger('silent', 'test'));
+  stores = createStores(redis, db.pool, config, randomBytes(32).toString('hex'));
+  await (redis as Cluster).ping();
+  // A monitor of its own per master (not a Cluster node's connection, which serves the stores).
+  for (const node of (redis as Cluster).nodes('master')) {
+    const watcher = new RedisClient({ host: node.options.host, port: node.options.port, connectionName: 'test-cluster-scripts-monitor' });
+    watchers.push(watcher);
+    const monitor = await watcher.monitor();
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const [command, shaOrBody] = args;
+      const kind = command?.toLowerCase();
+      if ((kind !== 'evalsha' && kind !== 'eval') || shaOrBody === undefined) return;
+      const name = nameBySha.get(kind === 'eval' ? createHash('sha1').update(shaOrBody).digest('hex') : shaOrBody);
+      if (name) ran.add(name);
+    });
+    monitors.push(monitor);
+  }
+});
+
+afterAll(async () => {
+  for (const client of [...monitors, ...watchers]) client.disconnect();
+  await Promise.allSettled([redis?.quit(), db?.close()]);
+});
+
+/**
+ * Persists a device's points (the persister's own acknowledgement script runs with it) and waits
+ * until its shard's history stream has none left, as a gateway node's persister for that shard does.
+ */
+async function persistHistory(deviceId: string): Promise<void> {
+  const connection = createRedis(config, 'test-cluster-persister', 10_000);
+  const stream = streamOf(history, deviceId);
+  const persister = await startHistoryPersister({
+    redis: connection,
+    pool: db.pool,
+    stream,
+    consumer: 'test-cluster-scripts',
+    retentionDays: config.HISTORY_RETENTION_DAYS,
+    logger: createLogger('silent', 'test'),
+  });
+  try {
+    await waitPersisted(redis, stream, 30_000);
+  } finally {
+    await persister.stop();
+    await connection.quit();
+  }
+}
+
+test('every script in store/lua runs on the cluster, each through the store call that uses it', async () => {
+  // Users, sessions, login throttle, rate limits, API keys.
+  const owner = await stores.users.create({ email: `o-${randomUUID()}@example.com`, name: 'Owner', plan: 'free', passwordHash: 'x' });
+  const member = await stores.users.create({ email: `m-${randomUUID()}@example.com`, name: null, plan: 'free', passwordHash: 'x' });
+  if (!owner || !member) throw new Error('sign-up refused');
+  expect((await stores.users.findByEmail(owner.email))?.id).toBe(owner.id);
+  expect(await stores.users.create({ email: owner.email, name: null, plan: 'free', passwordHash: 'y' })).toBeNull();
+  expect(await stores.users.setPlan(owner.id, 'pro')).toBe(true);
+  const attempt = await stores.loginThrottle.attempt(owner.email, '203.0.113.9', { perAccount: 3, perAddress: 3, windowS: 60 });
+  expect(attempt.allowed).toBe(true);
+  await attempt.succeeded();
+  expect((await stores.rateLimits.hit(owner.id, { perMinute: 5, perDay: 10 })).allowed).toBe(true);
+  const { apiKey, key } = await stores.apiKeys.create(owner.id, 'ci', null);
+  expect((await stores.apiKeys.resolve(key))?.id).toBe(apiKey.id);
+  await stores.apiKeys.touch(apiKey.id, new Date());
+  expect(await stores.apiKeys.revoke(owner.id, apiKey.id)).toBe(true);
+  expect(await stores.apiKeys.resolve(key)).toBeNull();
+
+  // Projects, members, devices and their credentials.
+  const project = await stores.projects.create(owner.id, 'P', '');
+  expect(await stores.members.add(project.id, member.id, 'viewer')).toBe(true);
+  expect((await stores.projects.listFor(member.id)).map((p) => p.id)).toEqual([project.id]);
+  const { device } = await stores.devices.create(project.id, { name: 'd', description: '', tags: [] });
+  const simple = await stores.devices.issueSimpleToken(device.id);
+  expect(simple).not.toBeNull();
+  expect(await stores.devices.idBySimpleToken(simple as string)).toBe(device.id);
+  expect(await stores.devices.stageToken(device.id, 'dt_staged')).toBe(true);
+  await stores.devices.dropStagedToken(device.id, 'dt_staged');
+  expect(await stores.devices.isStagedToken(device.id, 'dt_staged')).toBe(false);
+
+  // Values: a live write, a bulk import, the twin's status, an alarm, commands, a range delete.
+  const at = new Date();
+  const stored = await storePoint(redis, {
+    deviceId: device.id,
+    pin: 'V1',
+    value: '21',
+    at,
+    historyStream: history,
+    historyStreamMax: 1_000_000,
+    towardDevice: false,
+    fromDevice: true,
+    wakeTtlS: 5,
+    ruleStates: [],
+    outbox,
+  });
+  expect(stored.projectId).toBe(project.id);
+  const imported = await importPoints(redis, { deviceId: device.id, readings: [{ pin: 'V2', value: '7', ms: at.getTime() }, { pin: 'V2', value: '8', ms: at.getTime() + 1 }], historyStream: history, historyStreamMax: 1_000_000 });
+  expect(imported.moved.map((m) => m.pin)).toEqual(['V2']);
+  await persistHistory(device.id);
+  expect((await writeStatusAhead(redis, { deviceId: device.id, at: at.toISOString(), outbox })).written).toBe(true);
+  expect((await writeStatus(redis, { deviceId: device.id, status: 'online', statusChangedAt: at.toISOString(), lastSeen: at.toISOString() })).written).toBe(true);
+  const ruleId = randomUUID();
+  const raised = await stores.alarms.raise({ edgeId: randomUUID(), projectId: project.id, deviceId: device.id, ruleId, pin: 'V1', severity: 'warning', value: '21', at: at.toISOString() });
+  expect(raised?.changed).toBe(true);
+  const commandId = idInShardOf(device.id);
+  const created = await stores.commands.create({
+    id: commandId,
+    deviceId: device.id,
+    projectId: project.id,
+    pin: 'V3',
+    value: '1',
+    state: 'queued',
+    createdAt: at.toISOString(),
+    createdMs: at.getTime(),
+    sentAt: null,
+    acknowledgedAt: null,
+    expiresAt: null,
+  });
+  expect(created?.changed).toBe(true);
+  expect((await stores.commands.move(device.id, commandId, 'sent', at.toISOString()))?.command.state).toBe('sent');
+  const pending = createPendingCommandStore(redis);
+  await pending.keep(device.id, 'V4', 'on');
+  const kept = await pending.list(device.id);
+  expect(kept).toHaveLength(1);
+  await pending.delivered(device.id, kept[0] as (typeof kept)[number]);
+  expect(await pending.list(device.id)).toEqual([]);
+  expect(await stores.pinSeries.deleteRange(device.id, 'V1', null, null)).toBe(1);
+  expect(await stores.pinSeries.latest(device.id, 'V1')).toBeNull();
+
+  // Rules and widgets (bound to the device), notifications.
+  const rule: NotificationRule = {
+    id: randomUUID(),
+    projectId: project.id,
+    deviceId: device.id,
+    condition: 'offline',
+    pin: null,
+    threshold: null,
+    duration: null,
+    message: '',
+    channels: ['inApp'],
+    enabled: true,
+    createdAt: at.toISOString(),
+  } as NotificationRule;
+  expect(await stores.rules.create(rule)).not.toBeNull();
+  const updated = await stores.rules.update(rule.id, async (r) => ({ ...r, message: 'changed' }));
+  expect(updated.kind).toBe('replaced');
+  expect((await stores.rules.list(project.id)).map((r) => r.message)).toEqual(['changed']);
+  const widget = {
+    id: randomUUID(),
+    type: 'VALUE_DISPLAY',
+    projectId: project.id,
+    deviceId: device.id,
+    pin: 1,
+    layout: { x: 0, y: 0, w: 2, h: 2 },
+    config: {},
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+  } as Parameters<Stores['widgets']['create']>[0];
+  expect(await stores.widgets.create(widget)).toBe(true);
+  expect((await stores.widgets.update(widget.id, async (w) => ({ ...w, pin: 2 }))).kind).toBe('replaced');
+  const notificationId = randomUUID();
+  const record = {
+    id: notificationId,
+    projectId: project.id,
+    deviceId: device.id,
+    ruleId: null,
+    type: 'device' as const,
+    title: 't',
+    message: 'm',
+    priority: 'normal' as const,
+    channels: ['inApp' as const],
+    read: false,
+    createdAt: at.toISOString(),
+  };
+  expect(await createNotificationStore(redis).create(record, { onlyIfExists: keys.device(device.id) })).toBe('created');
+  expect((await stores.notifications.list(member.id, [project.id], {}, 1, 10)).unread).toBe(1);
+  const storedNotification = await stores.notifications.get(notificationId);
+  expect(await stores.notifications.delete(storedNotification as NonNullable<typeof storedNotification>)).toBe(true);
+  expect(await stores.rules.delete(rule)).not.toBeNull();
+  expect(await stores.rules.get(rule.id)).toBeNull();
+
+  // Cascades: a device, then its project with another device in it.
+  expect(await stores.devices.delete(device.id)).toMatchObject({ intent: { type: 'device-retire' } });
+  expect(await stores.devices.get(device.id)).toBeNull();
+  expect(await stores.widgets.get(widget.id)).toBeNull();
+  const { device: other } = await stores.devices.create(project.id, { name: 'd2', description: '', tags: [] });
+  expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([{ type: 'device-retire', payload: { deviceId: other.id } }]);
+  expect(await stores.devices.get(other.id)).toBeNull();
+  expect(await stores.projects.listFor(owner.id)).toEqual([]);
+
+  // MONITOR reports asynchronously: each script's EVALSHA is seen once the masters have sent it.
+  await eventually(() => expect([...ran].sort()).toEqual([...scripts].sort()));
+});
