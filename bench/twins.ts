@@ -250,7 +250,11 @@ async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, p
   printRows(`\nTemporal actions: ${devices} online devices, 1 value/s each over MQTT, heartbeat ${heartbeatS} s, ${windowPeriods.toFixed(1)} periods`, [
     ['values in the window', `${values} (${(values / devices / windowPeriods).toFixed(1)} per device per period)`],
     ['actions per device per period', `${per(total(sum))} (${ACTION_KINDS.map((k) => `${k} ${per(sum[k])}`).join(', ')})`],
-    ['actions per value', (total(sum) / Math.max(1, values)).toFixed(4)],
+    [
+      'actions per value',
+      `${((sum.signal + sum.update) / Math.max(1, values)).toFixed(4)} caused by values (signals, Updates); ` +
+        `all actions / values ${(total(sum) / Math.max(1, values)).toFixed(4)}, the watch's being per period whatever the value rate`,
+    ],
     ['heartbeat timers (lateness)', `offline at lastSeen + ${heartbeatS} s: p50 ${late.p50.toFixed(0)} ms, p99 ${late.p99.toFixed(0)} ms, max ${late.max.toFixed(0)} ms (all ${devices} offline ${secs(lastValueAt + offlineMs - lastValueAt)} after the last value)`],
   ]);
 }

@@ -135,7 +135,7 @@ export function createTwinClient(options: TwinClientOptions) {
 
     /**
      * A message came from a device the mirror shows offline. `pin` is the pin it was for, if any;
-     * `ahead`: the caller writes the mirror online once this resolves (gateway/status-ahead.ts).
+     * `ahead`: the gateway showed it online ahead of the twin (gateway/status-ahead.ts, carried by the outbox).
      */
     activity(deviceId: string, projectId: string, at: string, pin?: string, { ahead = false }: { ahead?: boolean } = {}): Promise<void> {
       const signalArgs: [ActivityInput] = [{ at, ...(pin === undefined ? {} : { pin }), ...(ahead ? { ahead } : {}) }];
@@ -145,19 +145,9 @@ export function createTwinClient(options: TwinClientOptions) {
       );
     },
 
-    /**
-     * The device's status topic (or its Last Will, `reason`) said online or offline. `ahead`
-     * (online only): the caller writes the mirror online once this resolves (gateway/status-ahead.ts).
-     */
-    status(
-      deviceId: string,
-      projectId: string,
-      status: DeviceStatus,
-      at: string,
-      reason?: StatusInput['reason'],
-      { ahead = false }: { ahead?: boolean } = {},
-    ): Promise<void> {
-      const signalArgs: [StatusInput] = [{ status, at, ...(reason ? { reason } : {}), ...(ahead && status === 'online' ? { ahead } : {}) }];
+    /** The device's status topic (or its Last Will, `reason`) said online or offline. */
+    status(deviceId: string, projectId: string, status: DeviceStatus, at: string, reason?: StatusInput['reason']): Promise<void> {
+      const signalArgs: [StatusInput] = [reason ? { status, at, reason } : { status, at }];
       return signalWithStart(
         statusSignal.name,
         () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),

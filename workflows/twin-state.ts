@@ -27,7 +27,7 @@ export interface ActivityInput {
   at: string;
   /** The pin it was for, if any. */
   pin?: string;
-  /** The gateway writes the mirror online ahead of the twin once this signal is accepted (docs/architecture.md). */
+  /** The gateway showed the device online ahead of the twin (docs/architecture.md "Reconnect storms"). */
   ahead?: boolean;
 }
 
@@ -37,8 +37,6 @@ export interface StatusInput {
   at: string;
   /** For `offline`: whether the device said so itself or its Last Will did (absent: a status message). */
   reason?: Exclude<DisconnectReason, 'timeout'>;
-  /** `online` only: the gateway writes the mirror online ahead of the twin once this signal is accepted. */
-  ahead?: boolean;
 }
 
 /** The device's info topic. Absent fields stay as they were; `at`, when given, also counts as activity. */
@@ -395,10 +393,7 @@ export function receiveStatus(s0: TwinState, input: Partial<StatusInput> | undef
   if ((input?.status !== 'online' && input?.status !== 'offline') || !isTime(input.at)) {
     return { state: s, step: null, warning: 'status signal with a bad payload ignored' };
   }
-  if (input.status === 'online') {
-    const step: TwinStep = input.ahead ? { kind: 'activityAt', at: input.at, ahead: true } : { kind: 'activityAt', at: input.at };
-    return { state: seenAt(s, input.at), step };
-  }
+  if (input.status === 'online') return { state: seenAt(s, input.at), step: { kind: 'activityAt', at: input.at } };
   return { state: s, step: { kind: 'offlineAt', at: input.at, reason: input.reason === 'last will' ? 'last will' : 'status message' } };
 }
 

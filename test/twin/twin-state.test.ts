@@ -182,7 +182,7 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
   const onlineRule = rule({ condition: 'online' });
 
   test('a signal marked ahead brings the twin online as any activity does; the mirror write confirms', () => {
-    const received = receiveStatus(started([onlineRule]), { status: 'online', at: iso(T0), ahead: true }, T0);
+    const received = receiveActivity(started([onlineRule]), { at: iso(T0), ahead: true }, T0);
     expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0), ahead: true });
     const decision = decideStep(received.state, received.step!);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0) });
