@@ -14,7 +14,6 @@ import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
 import { meteredIngest } from './ingest/metered-ingest';
 import { createThresholdRuleCache } from './ingest/threshold-rules';
-import { createNodeEmitter } from './realtime/node-emitter';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
@@ -108,13 +107,13 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () =>
     Math.max(0, ...lags().map((lag) => lag.lagSeconds)),
   );
-  const events = createNodeEmitter(createRoomEmitter(redis));
-  const statusAhead = createStatusAhead({ redis, emit: events.emit, logger, outbox });
+  const events = createRoomEmitter(redis);
+  const statusAhead = createStatusAhead({ redis, emit: events, logger, outbox });
   const ingest = createIngest({
     redis,
     mqtt,
     statusAhead,
-    emit: events.emit,
+    emit: events,
     rules,
     outbox,
     logger,
@@ -161,7 +160,6 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       rules: () => rules.ready(),
     },
   });
-  events.attach(gateway.sockets.io);
 
   return {
     gateway,
