@@ -1,7 +1,8 @@
 /**
  * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
  * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
- * figures only. BENCH_PHASES (storm,fleet,actions) picks the phases to run.
+ * figures only. BENCH_PHASES (storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
+ * the gateway's.
  *
  *   reconnect storm   BENCH_STORM devices (10,000), mirrored offline, publish `online` on their
  *                     status topics at once: time until every one is shown online (the mirror,
@@ -122,6 +123,7 @@ interface Run {
   projectId: string;
   workerPid: number;
   cacheSize: number;
+  onlineSlots: number;
 }
 
 /**
@@ -195,7 +197,7 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number, pro
     confirmed === ids.length
       ? `all after ${secs(confirmedAt - t0)} (${perSecond(count, confirmedAt - t0)})`
       : `${confirmed} of ${count} after ${secs(confirmedAt - t0)} (${perSecond(confirmed, confirmedAt - t0)}; the bench stopped waiting)`;
-  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections)`, [
+  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections; ONLINE_RELAY_SLOTS ${run.onlineSlots})`, [
     ['published', `${count} status messages in ${secs(publishedMs)}`],
     ['shown online: mirror', `all after ${secs(mirrorMs)} (${perSecond(count, mirrorMs)})`],
     ['shown online: device:status', `all ${shown.size} received at one Socket.IO client after ${secs(eventsMs)} (${perSecond(count, eventsMs)})`],
@@ -296,6 +298,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const heartbeatS = envInt('BENCH_HEARTBEAT_S', 10);
   const periods = envInt('BENCH_VALUE_PERIODS', 6);
   const cacheSize = envInt('WORKER_MAX_CACHED_WORKFLOWS', 1000);
+  const onlineSlots = envInt('ONLINE_RELAY_SLOTS', 32);
   const phases = new Set((process.env.BENCH_PHASES ?? 'storm,fleet,actions').split(',').map((p) => p.trim()));
   process.stdout.write(`${machineLine()}\n`);
 
@@ -304,7 +307,13 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const gateway = await startService(
     backends,
     cleanup,
-    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: 'bench-twins', CREDENTIAL_KEY: randomBytes(32).toString('hex'), DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S) },
+    {
+      MQTT_TOPIC_ROOT: TOPIC_ROOT,
+      NODE_ID: 'bench-twins',
+      CREDENTIAL_KEY: randomBytes(32).toString('hex'),
+      DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S),
+      ONLINE_RELAY_SLOTS: String(onlineSlots),
+    },
     { entry: GATEWAY_ENTRY, name: 'gateway' },
   );
   const redis = createRedis({ REDIS_URL: backends.redisUrl }, 'bench-twins');
@@ -327,6 +336,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     projectId: account.projectId,
     workerPid: worker.pid,
     cacheSize,
+    onlineSlots,
   };
   process.stdout.write(`worker RSS at start: ${mb(rssBytes(worker.pid))}\n`);
 

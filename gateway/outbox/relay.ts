@@ -33,7 +33,7 @@ export interface OutboxRelay {
 
 const BATCH = 50;
 
-/** Without a pacer: every read takes its whole batch, and each intent's slot is back once settled. */
+/** Without a pacer: every read takes its whole batch, and there are no slots to give back. */
 const unpaced: IntentPacer = { take: async (max) => max, giveBack: () => undefined, settled: () => undefined };
 
 /** The wait before retry number `deliveries` (1 = the first retry). */
