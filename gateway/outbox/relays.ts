@@ -32,8 +32,6 @@ export interface OutboxRelaysOptions {
   handleTimeoutMs?: number;
 }
 
-/** Entries an `outbox-online` relay reads at a time: a few, so the node's slots are spread over the shards. */
-const ONLINE_BATCH = 4;
 
 /**
  * A node's outbox relays (docs/architecture.md "Outbox" and "Reconnect storms"): per shard, one
@@ -45,6 +43,9 @@ const ONLINE_BATCH = 4;
  */
 export async function startOutboxRelays(options: OutboxRelaysOptions): Promise<OutboxRelay[]> {
   const { redis, consumer, handle, logger } = options;
+  // Each `outbox-online` relay reads its share of the slots at a time, so relays blocked on an empty
+  // stream never hold the slots another shard's intents wait for.
+  const onlineBatch = Math.max(1, Math.floor(options.onlineSlots / Math.max(1, options.streams.filter((s) => s.online).length)));
   const pacer = createPacer(options.onlineSlots, untilTwinConfirmed({ redis, capMs: options.confirmCapMs ?? 10_000, everyMs: 100 }));
   const retry = {
     ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
@@ -60,7 +61,7 @@ export async function startOutboxRelays(options: OutboxRelaysOptions): Promise<O
         handle,
         logger,
         ...retry,
-        ...(online ? { pacer, batch: ONLINE_BATCH } : {}),
+        ...(online ? { pacer, batch: onlineBatch } : {}),
       }),
     ),
   );
