@@ -1,7 +1,8 @@
 /**
  * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
  * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
- * figures only.
+ * figures only. BENCH_PHASES (storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
+ * the gateway's.
  *
  *   reconnect storm   BENCH_STORM devices (10,000), mirrored offline, publish `online` on their
  *                     status topics at once: time until every one is shown online (the mirror,
@@ -10,6 +11,9 @@
  *                     trip: what the mirror showed before the gateway wrote ahead). Their twins are
  *                     not running before (as after a lost twin): each is started by the signal the
  *                     outbox relay sends it (signal-with-start), so the confirmation includes starts.
+ *                     Meanwhile BENCH_STORM_PROBES (2) devices are created through the API: how long
+ *                     until their twins bootstrap (their twin-start intents share the outbox with the
+ *                     storm's); and the gateway's activity signals sent and failed.
  *   fleet             twins on the one worker up to BENCH_FLEET (100,000) or as many as its
  *                     dev-server Temporal starts within BENCH_FLEET_LIMIT_S (600), in steps of
  *                     BENCH_FLEET_STEP (2,500): the worker's
@@ -29,7 +33,7 @@ import type { ClientToServerEvents, DeviceStatusEvent, ServerToClientEvents } fr
 import { createRedis, type Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../gateway/twin-client';
-import { createAccount } from './support/api';
+import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { envInt } from './support/env';
@@ -38,6 +42,7 @@ import { closeFleet, connectFleet } from './support/mqtt-fleet';
 import { GATEWAY_ENTRY } from './support/paths';
 import { rssBytes } from './support/rss';
 import { startService, startWorker } from './support/service-process';
+import { twinSignals } from './support/service-metrics';
 import { printRows, summarize } from './support/stats';
 import { ACTION_KINDS, actionsInWindow, pendingAttempts, total, type ActionCount } from './support/twin-actions';
 
@@ -112,14 +117,35 @@ interface Run {
   client: Client;
   quiet: TwinClient;
   baseUrl: string;
+  metricsUrl: string;
+  account: BenchAccount;
   token: string;
   projectId: string;
   workerPid: number;
   cacheSize: number;
+  onlineSlots: number;
+}
+
+/**
+ * `count` devices created through the API once the storm is shown online (each a `twin-start`
+ * intent in its shard's outbox, beside the storm's `twin-online` ones): how long until each twin
+ * has bootstrapped (its mirror has a status).
+ */
+async function probeNewDevices(run: Run, count: number): Promise<string> {
+  if (count === 0) return 'none created (BENCH_STORM_PROBES=0)';
+  const t0 = Date.now();
+  const ids = await createDevices(run.account, count, count);
+  const createdMs = Date.now() - t0;
+  try {
+    const readyMs = await waitUntil('storm: new twins bootstrapped', async () => (await fields(run.redis, ids, 'status')).every((s) => s !== null), 300_000, 200);
+    return `${count} created through the API in ${secs(createdMs)}, their twins bootstrapped after ${secs(readyMs)}`;
+  } catch {
+    return `${count} created through the API in ${secs(createdMs)}, their twins NOT bootstrapped within 300 s`;
+  }
 }
 
 /** Item 2: every storm device's first `device:status` online at one Socket.IO client, the mirror, and the twins' confirmation. */
-async function reconnectStorm(run: Run, count: number, confirmCapMs: number): Promise<string[]> {
+async function reconnectStorm(run: Run, count: number, confirmCapMs: number, probes: number): Promise<string[]> {
   const ids = await createDeviceHashes(run.redis, run.projectId, count, new Date(Date.now() - 3_600_000).toISOString());
 
   const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(run.baseUrl, {
@@ -149,6 +175,7 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number): Pr
   const publishedMs = Date.now() - t0;
   const mirrorMs = await waitUntil('storm: mirror shows every device online', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'), 900_000, 200);
   const mirrorAt = t0 + mirrorMs;
+  const probing = probeNewDevices(run, probes);
   await waitUntil('storm: device:status online for every device', async () => shown.size >= ids.length, 900_000, 100);
   const eventsMs = lastEventAt - t0;
   let confirmed = 0;
@@ -161,6 +188,8 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number): Pr
     confirmCapMs + 60_000,
     500,
   );
+  const probed = await probing;
+  const signals = await twinSignals(run.metricsUrl, 'activity');
   await closeFleet(fleet);
   socket.close();
   const confirmedAt = mirrorAt + confirmedMs;
@@ -168,11 +197,13 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number): Pr
     confirmed === ids.length
       ? `all after ${secs(confirmedAt - t0)} (${perSecond(count, confirmedAt - t0)})`
       : `${confirmed} of ${count} after ${secs(confirmedAt - t0)} (${perSecond(confirmed, confirmedAt - t0)}; the bench stopped waiting)`;
-  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections)`, [
+  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections; ONLINE_RELAY_SLOTS ${run.onlineSlots})`, [
     ['published', `${count} status messages in ${secs(publishedMs)}`],
     ['shown online: mirror', `all after ${secs(mirrorMs)} (${perSecond(count, mirrorMs)})`],
     ['shown online: device:status', `all ${shown.size} received at one Socket.IO client after ${secs(eventsMs)} (${perSecond(count, eventsMs)})`],
     ['baseline: twins confirmed', `${confirmation}: what the mirror showed before the write ahead (twin start + signal + mirror write)`],
+    ['new devices during the storm', probed],
+    ['gateway activity signals', `${signals.sent} sent, ${signals.failed} failed (deadline or Temporal error; each failed one is retried)`],
     ['worker RSS', mb(rssBytes(run.workerPid))],
   ]);
   return ids;
@@ -267,6 +298,8 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const heartbeatS = envInt('BENCH_HEARTBEAT_S', 10);
   const periods = envInt('BENCH_VALUE_PERIODS', 6);
   const cacheSize = envInt('WORKER_MAX_CACHED_WORKFLOWS', 1000);
+  const onlineSlots = envInt('ONLINE_RELAY_SLOTS', 32);
+  const phases = new Set((process.env.BENCH_PHASES ?? 'storm,fleet,actions').split(',').map((p) => p.trim()));
   process.stdout.write(`${machineLine()}\n`);
 
   const backends = await startBackends(cleanup);
@@ -274,7 +307,13 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const gateway = await startService(
     backends,
     cleanup,
-    { MQTT_TOPIC_ROOT: TOPIC_ROOT, NODE_ID: 'bench-twins', CREDENTIAL_KEY: randomBytes(32).toString('hex'), DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S) },
+    {
+      MQTT_TOPIC_ROOT: TOPIC_ROOT,
+      NODE_ID: 'bench-twins',
+      CREDENTIAL_KEY: randomBytes(32).toString('hex'),
+      DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S),
+      ONLINE_RELAY_SLOTS: String(onlineSlots),
+    },
     { entry: GATEWAY_ENTRY, name: 'gateway' },
   );
   const redis = createRedis({ REDIS_URL: backends.redisUrl }, 'bench-twins');
@@ -291,16 +330,19 @@ async function bench(cleanup: Cleanup): Promise<void> {
     client,
     quiet,
     baseUrl: gateway.baseUrl,
+    metricsUrl: gateway.metricsUrl,
+    account,
     token: account.token,
     projectId: account.projectId,
     workerPid: worker.pid,
     cacheSize,
+    onlineSlots,
   };
   process.stdout.write(`worker RSS at start: ${mb(rssBytes(worker.pid))}\n`);
 
-  const storm = await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000);
-  await fleet(run, storm.length, fleetTarget, fleetLimitMs);
-  await actionsAndTimers(run, valueDevices, heartbeatS, periods);
+  const storm = phases.has('storm') ? await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000, envInt('BENCH_STORM_PROBES', 2)) : [];
+  if (phases.has('fleet')) await fleet(run, storm.length, fleetTarget, fleetLimitMs);
+  if (phases.has('actions')) await actionsAndTimers(run, valueDevices, heartbeatS, periods);
 }
 
 void runBench('twins', bench);

@@ -62,6 +62,8 @@ export const configSchema = z.object({
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().positive().default(100),
   DEVICE_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(60),
+  /** `twin-online` intents a gateway node has in flight, from read to confirmed by the twin (gateway/outbox/relays.ts). */
+  ONLINE_RELAY_SLOTS: z.coerce.number().int().positive().default(32),
   HISTORY_RETENTION_DAYS: z.coerce.number().positive().default(30),
   /**
    * Points written and not yet persisted to PostgreSQL that the history stream holds before ingest

@@ -55,6 +55,13 @@ export const keys = {
    */
   outbox: (taskQueue: string) => `outbox:${taskQueue}`,
   /**
+   * The outbox of `twin-online` intents (the gateway showed a device online ahead of its twin), a
+   * family of its own beside `outbox`, so that a reconnect storm's thousands of them never stand in
+   * front of other intents; carried out by relays of their own at the pace the twins confirm
+   * (gateway/outbox/relays.ts, docs/architecture.md "Reconnect storms").
+   */
+  onlineOutbox: (taskQueue: string) => `outbox-online:${taskQueue}`,
+  /**
    * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
    * value, drained by every node's history persister (gateway/history/persister.ts). One per task
    * queue, like the outbox. An entry is one point (`p`) or a bulk import's readings (`b`):

@@ -6,7 +6,7 @@ import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
 import { createMqttClient, createMqttSessionClient } from '../common/mqtt';
 import { createRedis, type Redis } from '../common/redis';
-import { keys, shardStreams } from '../common/redis-keys';
+import { keys, SHARDS, shardStreams } from '../common/redis-keys';
 import { createStores } from '../store';
 import { openHistoryDatabase } from '../store/pg/history-db';
 import { startHistoryPersister } from './history/persister';
@@ -19,7 +19,7 @@ import { startMqttBridge } from './mqtt/bridge';
 import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
-import { startOutboxRelay } from './outbox/relay';
+import { relayedStreams, startOutboxRelays } from './outbox/relays';
 import { createSettler } from './settle';
 import { createStatusAhead } from './status-ahead';
 import { createTwinClient } from './twin-client';
@@ -50,9 +50,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const rulesSub = createRedis(config, `dds-rules-sub-${nodeId}`);
   // One relay and one persister per shard's stream (docs/architecture.md "Redis Cluster"), each on a
   // connection of its own: its XREADGROUP blocks for up to a second, so the deadline is longer than that.
-  const outboxStreams = shardStreams(keys.outbox(config.TEMPORAL_TASK_QUEUE));
+  const outboxStreams = relayedStreams(config.TEMPORAL_TASK_QUEUE);
   const historyStreams = shardStreams(keys.historyStream(config.TEMPORAL_TASK_QUEUE));
-  const outboxRedis = outboxStreams.map((_, k) => createRedis(config, `dds-outbox-${nodeId}-s${k}`, OUTBOX_COMMAND_TIMEOUT_MS));
+  const outboxRedis = outboxStreams.map(({ online }, k) =>
+    createRedis(config, `dds-outbox${online ? '-online' : ''}-${nodeId}-s${k % SHARDS}`, OUTBOX_COMMAND_TIMEOUT_MS),
+  );
   const historyRedis = historyStreams.map((_, k) => createRedis(config, `dds-history-${nodeId}-s${k}`, OUTBOX_COMMAND_TIMEOUT_MS));
   for (const client of [redis, sub, rulesSub, ...outboxRedis, ...historyRedis]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -81,11 +83,14 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries });
-  const relays = await Promise.all(
-    outboxStreams.map((stream, k) =>
-      startOutboxRelay({ redis: outboxRedis[k] as Redis, stream, consumer: config.NODE_ID, handle: carryOut, logger }),
-    ),
-  );
+  const relays = await startOutboxRelays({
+    streams: outboxStreams.map((s, k) => ({ ...s, redis: outboxRedis[k] as Redis })),
+    redis,
+    consumer: config.NODE_ID,
+    handle: carryOut,
+    logger,
+    onlineSlots: config.ONLINE_RELAY_SLOTS,
+  });
   metrics.outbox.backlog(() => relays.reduce((sum, relay) => sum + relay.backlog(), 0));
   const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
   const persisters = await Promise.all(
@@ -108,7 +113,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     Math.max(0, ...lags().map((lag) => lag.lagSeconds)),
   );
   const events = createRoomEmitter(redis);
-  const statusAhead = createStatusAhead({ redis, emit: events, logger, outbox });
+  const statusAhead = createStatusAhead({ redis, emit: events, logger, outbox: keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE) });
   const ingest = createIngest({
     redis,
     mqtt,

@@ -14,3 +14,11 @@ export async function queueGauges(metricsUrl: string): Promise<{ lag: number; dr
 function series(text: string, name: string): number {
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 }
+
+/** The node's twin signals by outcome (`dds_twin_calls_total{kind="signal",name}`), from its GET /metrics. */
+export async function twinSignals(metricsUrl: string, name: string): Promise<{ sent: number; failed: number }> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  const of = (outcome: string): number =>
+    Number(new RegExp(`^dds_twin_calls_total\\{kind="signal",name="${name}",outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { sent: of('sent'), failed: of('failed') };
+}

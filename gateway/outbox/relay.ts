@@ -2,6 +2,7 @@ import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { OUTBOX_GROUP, parseIntent } from '../../common/outbox-intents';
 import { carryOutWithin, type IntentHandler, settleEntry } from './carry-out-now';
+import type { IntentPacer } from './pacer';
 
 export interface OutboxRelayOptions {
   /** A connection of the relay's own: XREADGROUP blocks it. */
@@ -18,6 +19,10 @@ export interface OutboxRelayOptions {
   blockMs?: number;
   /** An intent not carried out within this long counts as failed (and is retried; it may still complete). */
   handleTimeoutMs?: number;
+  /** Entries read (and carried out together) at a time; default 50. */
+  batch?: number;
+  /** A budget of intents in flight shared with other relays (pacer.ts): without one, a batch at a time. */
+  pacer?: IntentPacer;
 }
 
 export interface OutboxRelay {
@@ -27,6 +32,9 @@ export interface OutboxRelay {
 }
 
 const BATCH = 50;
+
+/** Without a pacer: every read takes its whole batch, and there are no slots to give back. */
+const unpaced: IntentPacer = { take: async (max) => max, giveBack: () => undefined, settled: () => undefined };
 
 /** The wait before retry number `deliveries` (1 = the first retry). */
 export function retryDelayMs(deliveries: number, baseMs: number, maxMs: number): number {
@@ -50,6 +58,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   const maxMs = options.retryMaxMs ?? 60_000;
   const blockMs = options.blockMs ?? 1_000;
   const handleTimeoutMs = options.handleTimeoutMs ?? 5_000;
+  const batch = options.batch ?? BATCH;
+  const pacer = options.pacer ?? unpaced;
   /** The stream and its group, made once by whichever node comes first (again if Redis lost them). */
   const ensureGroup = () =>
     redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM').catch((err: unknown) => {
@@ -59,28 +69,44 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
 
   let stopped = false;
   let backlog = 0;
+  let stop: () => void = () => undefined;
+  const stopping = new Promise<number>((resolve) => (stop = () => resolve(0)));
+  /** Slots of the pacer's, up to `max`, once one is free; none once the relay stops. */
+  const slots = (max: number): Promise<number> => Promise.race([pacer.take(max), stopping]);
 
+  /** Carries out an entry in a slot of the pacer's, and gives the slot back. */
   async function carryOut([id, fields]: StreamEntry): Promise<void> {
     const intent = parseIntent(fields);
     if (intent === null) {
       // Not an intent this code knows: kept pending (a newer node may know it) and logged.
       logger.error({ stream, id }, 'outbox entry not understood; left pending');
+      pacer.giveBack(1);
       return;
     }
     try {
       await carryOutWithin(handle, intent, handleTimeoutMs);
     } catch (err) {
+      pacer.settled(intent, false);
       logger.warn({ err: err instanceof Error ? err.message : String(err), id, type: intent.type }, 'outbox intent failed; will retry');
       return;
     }
+    pacer.settled(intent, true);
     await settleEntry(redis, stream, id);
   }
 
   async function readNew(): Promise<void> {
-    const reply = (await redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', BATCH, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
-      | [string, StreamEntry[]][]
-      | null;
-    for (const [, entries] of reply ?? []) await Promise.all(entries.map(carryOut));
+    const taken = await slots(batch);
+    if (taken === 0) return;
+    let entries: StreamEntry[] = [];
+    try {
+      const reply = (await redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', taken, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
+        | [string, StreamEntry[]][]
+        | null;
+      entries = (reply ?? []).flatMap(([, read]) => read);
+    } finally {
+      pacer.giveBack(taken - entries.length);
+    }
+    await Promise.all(entries.map(carryOut));
   }
 
   /** Pending entries idle past their backoff: taken over (from this node or a dead one) and retried. */
@@ -88,9 +114,16 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, '-', '+', BATCH)) as [string, string, number, number][];
     const due = pending.filter(([, , idle, deliveries]) => idle >= retryDelayMs(deliveries, baseMs, maxMs));
     for (const [id, , , deliveries] of due) {
-      const claimed = (await redis.call('XCLAIM', stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
-      // A claimed id whose entry is gone comes back without fields: nothing is left to do for it.
-      for (const entry of claimed) if (entry?.[1]) await carryOut(entry);
+      if ((await slots(1)) === 0) return;
+      let claimed: StreamEntry[] = [];
+      try {
+        claimed = (await redis.call('XCLAIM', stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
+      } finally {
+        // A claimed id whose entry is gone comes back without fields: nothing is left to do for it.
+        claimed = claimed.filter((entry) => entry?.[1]);
+        if (claimed.length === 0) pacer.giveBack(1);
+      }
+      for (const entry of claimed) await carryOut(entry);
     }
   }
 
@@ -121,6 +154,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     backlog: () => backlog,
     async stop() {
       stopped = true;
+      stop();
       clearInterval(measuring);
       await loop;
     },

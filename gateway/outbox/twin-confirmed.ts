@@ -1,0 +1,27 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { OutboxIntent } from '../../common/outbox-intents';
+import type { Redis } from '../../common/redis';
+import { keys } from '../../common/redis-keys';
+
+export interface TwinConfirmedOptions {
+  redis: Redis;
+  /** The longest a `twin-online` holds its slot waiting for its twin (the signal is in Temporal by then). */
+  capMs: number;
+  /** How often the mirror is looked at meanwhile. */
+  everyMs: number;
+}
+
+/**
+ * Resolves once the twin a `twin-online` intent went to has confirmed the mirror (write-status-3.lua
+ * removed `statusAhead`), or after `capMs`; other intents at once. The pacer of the `twin-online`
+ * relays holds each slot this long, so a node keeps at most its slots' worth of twins confirming in
+ * Temporal at a time (docs/architecture.md "Reconnect storms").
+ */
+export function untilTwinConfirmed({ redis, capMs, everyMs }: TwinConfirmedOptions): (intent: OutboxIntent) => Promise<void> {
+  return async (intent) => {
+    if (intent.type !== 'twin-online') return;
+    const key = keys.deviceState(intent.payload.deviceId);
+    const until = Date.now() + capMs;
+    while ((await redis.hget(key, 'statusAhead')) !== null && Date.now() < until) await delay(everyMs);
+  };
+}
