@@ -64,7 +64,9 @@ export async function connectDevice(
   if (Object.keys(info).length > 0) await client.publishAsync(`${root}/${device.id}/info`, JSON.stringify(info), { qos: 1 });
   await eventually(async () => {
     const state = await stack.redis.hgetall(keys.deviceState(device.id));
-    if (state.status !== 'online') throw new Error('device not online yet');
+    // Shown online and confirmed by the twin (an `online` written ahead of it carries statusAhead
+    // until then: docs/architecture.md "Reconnect storms"), so the platform agrees it is online.
+    if (state.status !== 'online' || state.statusAhead !== undefined) throw new Error('device not online yet');
     for (const [field, value] of Object.entries(info)) if (state[field] !== value) throw new Error(`${field} not mirrored yet`);
   });
   return { commands, close: () => client.endAsync() };
