@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { NotificationRecord } from '../../common/contracts';
 import type { Redis } from '../../common/redis';
 import { writeStatus } from '../../store/device-mirror';
 import mqtt from 'mqtt';
@@ -59,4 +60,21 @@ export function connectAsDevice(
   options: Pick<mqtt.IClientOptions, 'reconnectPeriod' | 'connectTimeout' | 'will'> = {},
 ): Promise<mqtt.MqttClient> {
   return mqtt.connectAsync(mqttUrl, { username: device.id, password: device.token, protocolVersion: 5, reconnectPeriod: 0, ...options });
+}
+
+/** A threshold notification record, as the outbox carries one (in-app only). */
+export function thresholdNotification(projectId: string = randomUUID()): NotificationRecord {
+  return {
+    id: randomUUID(),
+    projectId,
+    deviceId: null,
+    ruleId: null,
+    type: 'threshold',
+    title: 't',
+    message: 'm',
+    priority: 'normal',
+    channels: ['inApp'],
+    read: false,
+    createdAt: new Date().toISOString(),
+  };
 }

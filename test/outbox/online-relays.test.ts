@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
+import { thresholdNotification } from '../helpers/fixtures';
 import { createLogger } from '../../common/logger';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
@@ -52,21 +53,6 @@ async function onlineBacklog(redis: Redis, taskQueue: string): Promise<number> {
   return lengths.reduce((a, b) => a + b, 0);
 }
 
-function notification(projectId: string): NotificationRecord {
-  return {
-    id: randomUUID(),
-    projectId,
-    deviceId: null,
-    ruleId: null,
-    type: 'threshold',
-    title: 't',
-    message: 'm',
-    priority: 'normal',
-    channels: ['inApp'],
-    read: false,
-    createdAt: new Date().toISOString(),
-  };
-}
 
 async function start(taskQueue: string, activity: (deviceId: string) => Promise<void>, notified: (r: NotificationRecord) => Promise<void>) {
   const handle = carryOutIntents({
@@ -109,7 +95,7 @@ test('a notification is carried out while a storm of twin-online intents waits o
   );
   await eventually(() => expect(inFlight).toBe(SLOTS));
 
-  const sent = notification(projectId);
+  const sent = thresholdNotification(projectId);
   await redis.xadd(streamOf(keys.outbox(taskQueue), sent.id), '*', 'type', 'notification', 'payload', JSON.stringify(sent));
   await eventually(() => expect(delivered).toEqual([sent.id]));
   await eventually(async () => expect(await redis.xlen(streamOf(keys.outbox(taskQueue), sent.id))).toBe(0));
@@ -136,7 +122,7 @@ test('a twin-online intent holds its slot until its twin confirms the mirror; ea
   await eventually(async () => expect(await onlineBacklog(redis, taskQueue)).toBe(STORM - SLOTS));
 
   // A notification written now is carried out; by then the relays have had rounds to spare, and told no more twins.
-  const sent = notification(projectId);
+  const sent = thresholdNotification(projectId);
   await redis.xadd(streamOf(keys.outbox(taskQueue), sent.id), '*', 'type', 'notification', 'payload', JSON.stringify(sent));
   await eventually(() => expect(delivered).toEqual([sent.id]));
   expect(told).toHaveLength(SLOTS);

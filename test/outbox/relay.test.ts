@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
+import { thresholdNotification } from '../helpers/fixtures';
 import { createLogger } from '../../common/logger';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
@@ -25,21 +26,6 @@ afterEach(async () => {
   await Promise.all(connections.splice(0).map((c) => c.quit()));
 });
 
-function record(): NotificationRecord {
-  return {
-    id: randomUUID(),
-    projectId: randomUUID(),
-    deviceId: null,
-    ruleId: null,
-    type: 'threshold',
-    title: 't',
-    message: 'm',
-    priority: 'normal',
-    channels: ['inApp'],
-    read: false,
-    createdAt: new Date().toISOString(),
-  };
-}
 
 async function write(redis: Redis, stream: string, notification: NotificationRecord): Promise<void> {
   await redis.xadd(stream, '*', 'type', 'notification', 'payload', JSON.stringify(notification));
@@ -74,7 +60,7 @@ test('an intent whose handler fails the first times is retried with backoff and 
     if (attempts.length <= 3) throw new Error('Temporal unavailable');
     done.push(r.id);
   });
-  const sent = record();
+  const sent = thresholdNotification();
   await write(redis, stream, sent);
   await eventually(() => expect(done).toEqual([sent.id]), 10_000);
   await eventually(async () => expect(await redis.xlen(stream)).toBe(0));
@@ -94,7 +80,7 @@ test('an intent that keeps failing stays in the outbox and counts as backlog', a
     attempts++;
     throw new Error('Temporal unavailable');
   });
-  await write(redis, stream, record());
+  await write(redis, stream, thresholdNotification());
   await eventually(() => expect(attempts).toBeGreaterThanOrEqual(4), 10_000);
   expect(await redis.xlen(stream)).toBe(1);
   await eventually(() => expect(node.backlog()).toBe(1));
@@ -105,7 +91,7 @@ test('an entry a dead node read and never acknowledged is claimed and carried ou
   const stream = keys.outbox(`test-${randomUUID()}`);
   const done: string[] = [];
   await redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM');
-  const sent = record();
+  const sent = thresholdNotification();
   await write(redis, stream, sent);
   // The "dead" node: read the entry in the group, then never carried it out.
   const read = await redis.xreadgroup('GROUP', OUTBOX_GROUP, 'dead-node', 'COUNT', 10, 'STREAMS', stream, '>');
@@ -125,7 +111,7 @@ test('an entry that is not an intent is left pending, and the next one is still 
     done.push(r.id);
   });
   await redis.xadd(stream, '*', 'type', 'notification', 'payload', '{"not":"a record"}');
-  const sent = record();
+  const sent = thresholdNotification();
   await write(redis, stream, sent);
   await eventually(() => expect(done).toEqual([sent.id]), 10_000);
   expect(await redis.xlen(stream)).toBe(1);
