@@ -89,6 +89,8 @@ export interface WriteStatusRequest {
   lastSeen: string | null;
   /** Why it went offline (absent from histories recorded before it existed). */
   disconnectReason?: DisconnectReason | null;
+  /** The device's first status: written only while the mirror has none (absent from older histories). */
+  firstStatus?: boolean;
 }
 
 export interface WriteStatusResult {

@@ -12,6 +12,8 @@ export interface StatusWrite {
   statusChangedAt: string;
   lastSeen: string | null;
   disconnectReason?: DisconnectReason | null;
+  /** The twin's first status for a device whose mirror had none: written only while it still has none. */
+  firstStatus?: boolean;
 }
 
 /**
@@ -25,7 +27,13 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
   const [written, seen, seq] = (await WRITE_STATUS(
     redis,
     [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId)],
-    [req.status, req.statusChangedAt, req.lastSeen ?? '', req.status === 'offline' ? (req.disconnectReason ?? '') : ''],
+    [
+      req.status,
+      req.statusChangedAt,
+      req.lastSeen ?? '',
+      req.status === 'offline' ? (req.disconnectReason ?? '') : '',
+      req.firstStatus ? '1' : '',
+    ],
   )) as [number, string, number];
   return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
 }

@@ -155,6 +155,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
           statusChangedAt: at,
           lastSeen: s.lastSeen,
           disconnectReason: s.disconnectReason,
+          ...(effect.firstStatus ? { firstStatus: true } : {}),
         });
         s = twin.statusWritten(s, result.lastSeen, nowMs());
         return;

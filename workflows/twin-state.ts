@@ -160,8 +160,12 @@ export interface TwinConfig {
 
 /** I/O the shell runs, in order, one at a time. */
 export type TwinEffect =
-  /** Write status, statusChangedAt and lastSeen, as the state holds them when it runs, to the mirror. */
-  | { kind: 'writeStatus' }
+  /**
+   * Write status, statusChangedAt and lastSeen, as the state holds them when it runs, to the mirror.
+   * `firstStatus`: the status of a device whose mirror had none at the twin's start, written only
+   * while it still has none (an `online` the gateway wrote ahead since stays: its signal is queued).
+   */
+  | { kind: 'writeStatus'; firstStatus?: true }
   | { kind: 'notify'; rule: NotifyTarget; type: NotificationType; title: string; message: string; priority: NotificationPriority }
   /** Deliver the commands kept for the device while it was not online. */
   | { kind: 'flushCommands' }
@@ -337,7 +341,7 @@ export function bootstrapped(s: TwinState, boot: BootstrapResult, now: number): 
   next = withRules(next, boot.rules, now);
   if (boot.exists && ahead) return transition({ ...next, offlineSince: null }, 'online', m.statusChangedAt ?? isoOf(now));
   if (boot.exists && m.status === null) {
-    return { state: { ...next, statusChangedAt: isoOf(now) }, effects: [{ kind: 'writeStatus' }] };
+    return { state: { ...next, statusChangedAt: isoOf(now) }, effects: [{ kind: 'writeStatus', firstStatus: true }] };
   }
   return { state: next, effects: [] };
 }

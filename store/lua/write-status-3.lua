@@ -4,7 +4,8 @@
 -- twin at once however recently the last wake was. The write confirms an `online` the gateway wrote
 -- ahead (write-status-ahead-3.lua): `statusAhead` is removed; an older offline does not replace it.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 device:{id}:wake. ARGV: 1 status, 2 statusChangedAt, 3 lastSeen or '',
--- 4 why it went offline ('' for none: the field is removed).
+-- 4 why it went offline ('' for none: the field is removed), 5 '1' for the twin's first status of a
+-- device whose mirror had none at its start: written only while the mirror still has none.
 -- Returns {1, lastSeen or '', seq} or {0, '', 0}: seq is the device's next event sequence number
 -- (docs/realtime.md) when status, statusChangedAt or the reason changed (a `device:status` is due),
 -- 0 when the mirror already said so (the gateway's write ahead, or a heal of a mirror that was right).
@@ -12,7 +13,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {0, '', 0} end
 local before = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'disconnectReason', 'statusAhead', 'lastSeen')
 -- An `online` written ahead after this status: the twin has its signal queued and will write
 -- `online` itself (it takes activity after its own change), so its older write does not undo it.
-if before[4] and ARGV[1] ~= 'online' and before[2] and before[2] > ARGV[2] then
+-- A first status finding one written since (the gateway's ahead) leaves it the same way: a twin
+-- that has seen no offline takes that queued activity whatever its time.
+local keep = before[4] and ARGV[1] ~= 'online' and before[2] and before[2] > ARGV[2]
+if keep or (ARGV[5] == '1' and before[1]) then
   local seen = before[5]
   if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
     redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])

@@ -149,6 +149,23 @@ test('an online written ahead by the gateway: not over a later change, not undon
   for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
 });
 
+test("a twin's first status does not replace an online the gateway wrote ahead during its start", async () => {
+  const base = Date.now();
+  const t = (s: number) => new Date(base + s * 1000).toISOString();
+  const outbox = `test-outbox-${randomUUID()}`;
+  const shown = await createDevice(redis);
+  // The twin read a mirror without a status; the device connected before the twin's write.
+  expect(await writeStatusAhead(redis, { deviceId: shown.deviceId, at: t(1), outbox })).toMatchObject({ written: true, status: 'online' });
+  const first = { projectId: shown.projectId, status: 'offline', statusChangedAt: t(2), lastSeen: null, firstStatus: true } as const;
+  expect(await acts.writeStatus({ ...first, deviceId: shown.deviceId })).toEqual({ written: true, lastSeen: t(1) });
+  expect(await redis.hgetall(keys.deviceState(shown.deviceId))).toMatchObject({ status: 'online', statusChangedAt: t(1), statusAhead: '1' });
+  // A device with no status still gets the twin's.
+  const quiet = await createDevice(redis);
+  await acts.writeStatus({ ...first, projectId: quiet.projectId, deviceId: quiet.deviceId });
+  expect(await redis.hgetall(keys.deviceState(quiet.deviceId))).toMatchObject({ status: 'offline', statusChangedAt: t(2) });
+  for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
+});
+
 test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {
   const config = testConfig();
   const pub = createRedis(config, 'test-adapter-pub');

@@ -84,7 +84,7 @@ describe('start', () => {
       boot({ mirror: { ...boot().mirror, status: null, statusChangedAt: null }, locks: [{ pin: 'V1', lockedAt: iso(T0), widgetId: null }] }),
       T0,
     );
-    expect(first.effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(first.effects).toEqual([{ kind: 'writeStatus', firstStatus: true }]);
     expect(first.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0), locks: { V1: { pin: 'V1' } } });
   });
 
