@@ -145,7 +145,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
     ...latencyRows('publish → pin:update', updates.samples),
     countRow('updates received', received, outcome.acked),
     ['GET /healthz meanwhile', latencyLine(healthz)],
-    ['devices online (twin mirror)', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
+    ['devices online, twin confirmed', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
     ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
     ['gateway + worker per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
   ]);
@@ -378,7 +378,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const online = await wakeTwins(run, service);
   const waited = await waitForQuiet([service.pid, worker.pid, backends.pids.temporal], 15, 60_000);
   process.stdout.write(
-    `woke the twins: ${online} of ${devices} devices online in the mirror after ${((Date.now() - mark) / 1000).toFixed(0)} s; ` +
+    `woke the twins: ${online} of ${devices} devices online, their twins confirmed, after ${((Date.now() - mark) / 1000).toFixed(0)} s; ` +
       `then waited ${waited.toFixed(0)} s (at most 60) for the gateway, the worker and Temporal to go quiet\n`,
   );
 

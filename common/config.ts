@@ -48,7 +48,7 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 letters, digits, _ . and - only')
     .default(hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64) || 'gateway'),
   /** Device-value connections per node: each takes one message at a time and acknowledges it once stored. */
-  MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(8),
+  MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(32),
   /** How long the broker keeps a node's sessions (and queues its share of values) while the node is down. */
   MQTT_SESSION_EXPIRY_S: z.coerce.number().int().min(0).max(4_294_967_295).default(86_400),
   MQTT_DYNSEC_USERNAME: z.string().optional(),
@@ -70,6 +70,12 @@ export const configSchema = z.object({
    * refuses writes (503 naming postgres, no MQTT ack): the outage a node rides out (docs/operations.md).
    */
   HISTORY_STREAM_MAX: z.coerce.number().int().positive().default(1_000_000),
+  /**
+   * How long a history persister waits after a read that carried only a trickle of points, so
+   * PostgreSQL gets a statement per this many ms per shard instead of one per point or two; a
+   * history read after a write waits up to this much longer (gateway/history/persister.ts).
+   */
+  HISTORY_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(100),
   DEFAULT_PLAN: plan.default('free'),
   ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   CREDENTIAL_KEY: z

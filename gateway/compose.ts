@@ -101,6 +101,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
         stream,
         consumer: config.NODE_ID,
         retentionDays: config.HISTORY_RETENTION_DAYS,
+        lingerMs: config.HISTORY_LINGER_MS,
         logger: logger.child({ component: 'history-persister', shard: k }),
       }),
     ),

@@ -35,10 +35,13 @@ export async function readStoredPoints(pool: Pool, deviceIds: readonly string[],
   return rows.map((r) => ({ storedAt: Number(r.at), value: r.value }));
 }
 
-/** How many of the devices the twins' Redis mirror shows online. */
+/** How many of the devices the mirror shows online with their twins confirmed (no `statusAhead`: docs/architecture.md "Reconnect storms"). */
 export async function countOnline(redis: Redis, deviceIds: readonly string[]): Promise<number> {
   const pipeline = redis.pipeline();
-  for (const id of deviceIds) pipeline.hget(keys.deviceState(id), 'status');
+  for (const id of deviceIds) pipeline.hmget(keys.deviceState(id), 'status', 'statusAhead');
   const replies = (await pipeline.exec()) ?? [];
-  return replies.filter(([err, status]) => !err && status === 'online').length;
+  return replies.filter(([err, fields]) => {
+    const [status, ahead] = (fields ?? []) as (string | null)[];
+    return !err && status === 'online' && ahead === null;
+  }).length;
 }

@@ -20,6 +20,12 @@ export interface HistoryPersisterOptions {
   batchSize?: number;
   /** How long one XREADGROUP waits for new entries. */
   blockMs?: number;
+  /**
+   * After a read that came back with less than a tenth of a batch, the next read of new entries
+   * waits this long, so a steady trickle is written in batches of lingerMs' worth rather than
+   * a statement per point or two (0: read again at once).
+   */
+  lingerMs?: number;
   /** Entries another consumer read and left unacknowledged this long are taken over (that node died). */
   claimIdleMs?: number;
 }
@@ -53,6 +59,9 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   const batchSize = options.batchSize ?? 5_000;
   const blockMs = options.blockMs ?? 1_000;
   const claimIdleMs = options.claimIdleMs ?? 10_000;
+  const lingerMs = options.lingerMs ?? 0;
+  /** A read carrying fewer points than this is a trickle: the next read lingers. */
+  const trickle = Math.max(1, Math.floor(batchSize / 10));
   const ensureGroup = () =>
     redis.xgroup('CREATE', stream, HISTORY_GROUP, '0', 'MKSTREAM').catch((err: unknown) => {
       if (!(err instanceof Error && err.message.includes('BUSYGROUP'))) throw err;
@@ -65,6 +74,8 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   let lag = { backlog: 0, lagSeconds: 0 };
   /** Entries per read: batchSize when entries carry one point, fewer when they carry many. */
   let entriesPerRead = batchSize;
+  /** When the next read of new entries may go out (the linger after a trickle). */
+  let readAgainAt = 0;
 
   const readGroup = async (id: '0' | '>', block: boolean): Promise<StreamEntry[]> => {
     const reply = (
@@ -103,6 +114,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
       acks.push(entry[0], extraPoints(entry));
     }
     entriesPerRead = Math.max(1, Math.min(batchSize, Math.floor((batchSize * entries.length) / carriedTotal)));
+    readAgainAt = carriedTotal < trickle ? Date.now() + lingerMs : 0;
     return { points, acks };
   }
 
@@ -139,7 +151,11 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
     }
     if (entries.length === 0) entries = await claimAbandoned();
     // A blocking read holds the connection: only when no batch in flight waits to be acknowledged on it.
-    if (entries.length === 0) entries = await readGroup('>', inFlight.size === 0);
+    if (entries.length === 0) {
+      const linger = readAgainAt - Date.now();
+      if (linger > 0) await new Promise((resolve) => setTimeout(resolve, linger));
+      entries = await readGroup('>', inFlight.size === 0);
+    }
     if (entries.length > 0) launch(entries);
     if (inFlight.size >= MAX_IN_FLIGHT || (entries.length === 0 && inFlight.size > 0)) await Promise.race(inFlight);
     if (failure) {
