@@ -36,8 +36,9 @@ export class LiveView {
 
   /**
    * An event of a device with its `seq`: applied when it is the next one; `stale` when already
-   * covered (a resync got it first: dropped); `gap` when events were missed (it is applied, and the
-   * caller must resync the device). An event without a seq is applied as is.
+   * covered (made before the subscribe ack, or a resync got it first: dropped); `gap` when events
+   * were missed (it is applied, and the caller must resync the device). An event without a seq is
+   * applied as is.
    */
   event(deviceId: string, seq: number | undefined, apply: (view: DeviceView) => void): Applied {
     const view = this.view(deviceId);
