@@ -36,7 +36,7 @@ import { GATEWAY_ENTRY } from './support/paths';
 import { startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
-import { latencyLine, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
+import { latencyLine, p99BySecond, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
 
 const SERVICE_ROOT = 'dds';
 const BASELINE_ROOT = 'dds-baseline';
@@ -93,6 +93,7 @@ function latencyRows(label: string, samples: readonly Sample[]): [string, string
   return [
     [label, latencyLine(summarize(samples.map((s) => s.latency)))],
     ['  sent in the second half', latencyLine(summarize(secondHalf(samples)))],
+    ['  p99 of each second sent (ms)', p99BySecond(samples).map((p99) => p99.toFixed(0)).join(' ')],
   ];
 }
 

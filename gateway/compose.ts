@@ -10,6 +10,7 @@ import { keys, SHARDS, shardStreams } from '../common/redis-keys';
 import { createStores } from '../store';
 import { openHistoryDatabase } from '../store/pg/history-db';
 import { startHistoryPersister } from './history/persister';
+import { createPointWriter } from './history/point-writer';
 import { createGateway, type Gateway } from './app';
 import { createIngest } from './ingest/ingest';
 import { meteredIngest } from './ingest/metered-ingest';
@@ -93,11 +94,12 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   });
   metrics.outbox.backlog(() => relays.reduce((sum, relay) => sum + relay.backlog(), 0));
   const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
+  const pointWriter = createPointWriter(historyDb.pool);
   const persisters = await Promise.all(
     historyStreams.map((stream, k) =>
       startHistoryPersister({
         redis: historyRedis[k] as Redis,
-        pool: historyDb.pool,
+        writer: pointWriter,
         stream,
         consumer: config.NODE_ID,
         retentionDays: config.HISTORY_RETENTION_DAYS,

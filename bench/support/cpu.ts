@@ -33,14 +33,21 @@ export function treeCpuSeconds(pid: number): number {
   return tree.reduce((sum, p) => sum + (Number.isNaN(cpuSeconds(p)) ? 0 : cpuSeconds(p)), 0);
 }
 
+/**
+ * Processes whose children do their work: PostgreSQL's postmaster forks a backend per connection,
+ * so its own CPU time alone reads 0 %.
+ */
+const COUNTED_WITH_CHILDREN = new Set(['postgres']);
+
 /** Samples the CPU time of named processes now; `since()` gives each one's share of a core since then. */
 export function cpuMeter(pids: Record<string, number>) {
   const startedAt = process.hrtime.bigint();
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const cpuOf = (name: string, pid: number): number => (COUNTED_WITH_CHILDREN.has(name) ? treeCpuSeconds(pid) : cpuSeconds(pid));
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuOf(name, pid)]));
   /** Each process's share of one core since the meter started, in percent. */
   const shares = (): Record<string, number> => {
     const wall = Number(process.hrtime.bigint() - startedAt) / 1e9;
-    return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ((cpuSeconds(pid) - (before[name] ?? NaN)) / wall) * 100]));
+    return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ((cpuOf(name, pid) - (before[name] ?? NaN)) / wall) * 100]));
   };
   return {
     shares,

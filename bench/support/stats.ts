@@ -74,3 +74,12 @@ export function printTable(headers: string[], rows: string[][]): void {
     cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ');
   process.stdout.write(`${[line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')}\n`);
 }
+
+/** p99 of each second of sending (by sentAt), in order: where in a run the slow messages were. */
+export function p99BySecond(samples: readonly Sample[]): number[] {
+  if (samples.length === 0) return [];
+  const first = Math.min(...samples.map((s) => s.sentAt));
+  const seconds: number[][] = [];
+  for (const s of samples) (seconds[Math.floor((s.sentAt - first) / 1000)] ??= []).push(s.latency);
+  return [...seconds].map((latencies) => summarize(latencies ?? []).p99);
+}

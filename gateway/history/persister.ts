@@ -3,27 +3,29 @@ import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { extraPoints, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { luaScript } from '../../store/lua/load';
-import { persistPoints, type StreamPoint } from '../../store/pg/persist-points';
-import type { Pool } from '../../store/pg/pool';
+import type { StreamPoint } from '../../store/pg/persist-points';
+import { HISTORY_BATCH_POINTS, type PointWriter } from './point-writer';
 
 export interface HistoryPersisterOptions {
   /** A connection of the persister's own: XREADGROUP blocks it. */
   redis: Redis;
-  pool: Pool;
+  /** The node's writer to PostgreSQL, shared by its shards' persisters (gateway/history/point-writer.ts). */
+  writer: PointWriter;
   stream: string;
   /** This node's consumer name in the group: a restarted node takes back its own pending batch at once. */
   consumer: string;
   /** Points older than this many days are past retention: acknowledged, not stored. */
   retentionDays: number;
   logger: Logger;
-  /** Points per batch (one INSERT); a read takes as many entries as should carry about that many. */
+  /** A read takes as many entries as should carry about this many points (the writer's statement size). */
   batchSize?: number;
   /** How long one XREADGROUP waits for new entries. */
   blockMs?: number;
   /**
    * After a read that came back with less than a tenth of a batch, the next read of new entries
-   * waits this long, so a steady trickle is written in batches of lingerMs' worth rather than
-   * a statement per point or two (0: read again at once).
+   * waits for the next multiple of this many ms of the clock: a steady trickle is read in batches
+   * of up to lingerMs' worth, and the persisters of every shard read on the same beat, so the
+   * writer puts their batches in one statement (0: read again at once).
    */
   lingerMs?: number;
   /** Entries another consumer read and left unacknowledged this long are taken over (that node died). */
@@ -39,14 +41,14 @@ export interface HistoryPersister {
 type ReadReply = [string, StreamEntry[]][] | null;
 
 const acknowledge = luaScript('history-ack-2');
-/** Batches written at once (each its own transaction on its own pooled connection). */
+/** Batches in flight at once: the next is read and parsed while the writer has the one before. */
 const MAX_IN_FLIGHT = 2;
 
 /**
  * The history persister, one per gateway node, all in one consumer group on the history stream.
  * Each round takes a batch (first its own pending entries, i.e. a batch that failed; then entries
- * a dead node left idle past claimIdleMs; then new ones), writes it with persistPoints (a
- * transaction per batchSize points, exactly once), and only then acknowledges and deletes the
+ * a dead node left idle past claimIdleMs; then new ones), hands it to the node's point writer
+ * (one statement for the batches of all shards that arrive together, exactly once), and only then acknowledges and deletes the
  * entries (history-ack-2.lua, which also takes a bulk entry's extra points off the backlog
  * counter). A crash anywhere before that leaves the batch pending, to be written again: points
  * already stored are skipped by their identity, so nothing is lost or counted twice. While
@@ -55,8 +57,8 @@ const MAX_IN_FLIGHT = 2;
  * asks for as many entries as the last one needed per batchSize points.
  */
 export async function startHistoryPersister(options: HistoryPersisterOptions): Promise<HistoryPersister> {
-  const { redis, pool, stream, consumer, logger } = options;
-  const batchSize = options.batchSize ?? 5_000;
+  const { redis, writer, stream, consumer, logger } = options;
+  const batchSize = options.batchSize ?? HISTORY_BATCH_POINTS;
   const blockMs = options.blockMs ?? 1_000;
   const claimIdleMs = options.claimIdleMs ?? 10_000;
   const lingerMs = options.lingerMs ?? 0;
@@ -114,12 +116,12 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
       acks.push(entry[0], extraPoints(entry));
     }
     entriesPerRead = Math.max(1, Math.min(batchSize, Math.floor((batchSize * entries.length) / carriedTotal)));
-    readAgainAt = carriedTotal < trickle ? Date.now() + lingerMs : 0;
+    readAgainAt = carriedTotal < trickle && lingerMs > 0 ? Math.ceil((Date.now() + 1) / lingerMs) * lingerMs : 0;
     return { points, acks };
   }
 
   async function persist({ points, acks }: { points: StreamPoint[]; acks: (string | number)[] }): Promise<void> {
-    for (let start = 0; start < points.length; start += batchSize) await persistPoints(pool, points.slice(start, start + batchSize));
+    await writer.write(points);
     await acknowledge(redis, [stream, keys.historyExtra(stream)], acks);
   }
 

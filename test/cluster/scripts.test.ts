@@ -18,6 +18,7 @@ import { writeStatus, writeStatusAhead } from '../../store/device-mirror';
 import { importPoints } from '../../store/import-points';
 import { waitPersisted } from '../../store/history-stream';
 import { startHistoryPersister } from '../../gateway/history/persister';
+import { createPointWriter } from '../../gateway/history/point-writer';
 import { scriptSha } from '../../store/lua/load';
 import { createNotificationStore } from '../../store/notifications';
 import { createPendingCommandStore } from '../../store/pending-commands';
@@ -82,7 +83,7 @@ async function persistHistory(deviceId: string): Promise<void> {
   const stream = streamOf(history, deviceId);
   const persister = await startHistoryPersister({
     redis: connection,
-    pool: db.pool,
+    writer: createPointWriter(db.pool),
     stream,
     consumer: 'test-cluster-scripts',
     retentionDays: config.HISTORY_RETENTION_DAYS,
