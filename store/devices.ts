@@ -224,6 +224,22 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return id !== null && (await redis.hget(keys.device(id), 'simpleTokenHash')) === hash ? id : null;
     },
 
+    /**
+     * The device `deviceId` with its state, when the `iot_` token is its token now; else null.
+     * The same check as idBySimpleToken then get, with the device named up front: the token's
+     * index and the device are read together (one round trip) and the device's own token hash decides.
+     */
+    async withSimpleToken(token: string, deviceId: string): Promise<DeviceWithState | null> {
+      const hash = hashSecret(token);
+      const [id, device, state] = await Promise.all([
+        redis.get(keys.deviceBySimpleToken(hash)),
+        redis.hgetall(keys.device(deviceId)),
+        redis.hgetall(keys.deviceState(deviceId)),
+      ]);
+      const d = id === deviceId && device.simpleTokenHash === hash ? toDevice(device) : null;
+      return d ? { ...d, state: toDeviceState(state) } : null;
+    },
+
     /** Creates a new `iot_` token (replacing any old one); null when the device is gone. */
     async issueSimpleToken(deviceId: string): Promise<string | null> {
       const token = newSecret(SIMPLE_TOKEN_PREFIX, 24);
