@@ -226,17 +226,13 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
     /**
      * The device `deviceId` with its state, when the `iot_` token is its token now; else null.
-     * The same check as idBySimpleToken then get, with the device named up front: the token's
-     * index and the device are read together (one round trip) and the device's own token hash decides.
+     * The device's own token hash decides (the index only finds the device: swap-credential-1.lua),
+     * so with the device named up front the index is not read, and the device and its state are
+     * read together (one round trip).
      */
     async withSimpleToken(token: string, deviceId: string): Promise<DeviceWithState | null> {
-      const hash = hashSecret(token);
-      const [id, device, state] = await Promise.all([
-        redis.get(keys.deviceBySimpleToken(hash)),
-        redis.hgetall(keys.device(deviceId)),
-        redis.hgetall(keys.deviceState(deviceId)),
-      ]);
-      const d = id === deviceId && device.simpleTokenHash === hash ? toDevice(device) : null;
+      const [device, state] = await Promise.all([redis.hgetall(keys.device(deviceId)), redis.hgetall(keys.deviceState(deviceId))]);
+      const d = device.simpleTokenHash === hashSecret(token) ? toDevice(device) : null;
       return d ? { ...d, state: toDeviceState(state) } : null;
     },
 

@@ -1,6 +1,5 @@
 import { hashSecret } from '../../common/credentials';
 import type { Plan } from '../../common/config';
-import type { StoredUser } from '../../store/users';
 import type { DeviceWithState } from '../../store/devices';
 import type { RouteDeps } from '../route-deps';
 
@@ -17,7 +16,8 @@ const REMEMBERED_TOKENS = 10_000;
 
 export interface TokenOwner {
   device: DeviceWithState;
-  owner: StoredUser;
+  /** The owner of the device's project: whose plan and limits apply. */
+  owner: { id: string; plan: Plan };
 }
 
 /**
@@ -26,7 +26,8 @@ export interface TokenOwner {
  * effect at once (docs/architecture.md, "Simple token lookup"). The reads depend on each other
  * (token → device → project's members → owner); a node remembers the path a token took when it
  * was last let in, so `read` can issue them all together (one Redis round trip, auto-pipelined)
- * and only checks that each read still leads to the next. When one does not (a rotation, a move,
+ * and only checks that each read still leads to the next: the device still holds the token's hash
+ * and is in the project, the user still owns the project, and has a plan. When one does not (a rotation, a move,
  * a new owner), the path is forgotten and walked again one read after another, as a token seen for
  * the first time is. Only the caller remembers a path (`remember`, once the token was let in), so
  * a token that leads nowhere, or to a refusal, is never remembered.
@@ -40,7 +41,7 @@ export function createTokenOwnerLookup({ stores }: Pick<RouteDeps, 'stores'>) {
     const device = deviceId ? await stores.devices.get(deviceId) : null;
     const ownerId = device ? await stores.projects.ownerOf(device.projectId) : null;
     const owner = ownerId ? await stores.users.get(ownerId) : null;
-    return device && owner ? { device, owner } : null;
+    return device && owner ? { device, owner: { id: owner.id, plan: owner.plan } } : null;
   }
 
   const forget = (token: string): void => {
@@ -55,12 +56,12 @@ export function createTokenOwnerLookup({ stores }: Pick<RouteDeps, 'stores'>) {
     async read(token: string): Promise<TokenOwner | null> {
       const path = paths.get(hashSecret(token));
       if (!path) return walk(token);
-      const [device, ownerId, owner] = await Promise.all([
+      const [device, owns, plan] = await Promise.all([
         stores.devices.withSimpleToken(token, path.deviceId),
-        stores.projects.ownerOf(path.projectId),
-        stores.users.get(path.ownerId),
+        stores.projects.isOwner(path.projectId, path.ownerId),
+        stores.users.planOf(path.ownerId),
       ]);
-      if (device?.projectId === path.projectId && ownerId === path.ownerId && owner) return { device, owner };
+      if (device?.projectId === path.projectId && owns && plan) return { device, owner: { id: path.ownerId, plan } };
       forget(token);
       return walk(token);
     },
