@@ -4,7 +4,9 @@
  * RATE_LIMIT_MULTIPLIER) for an online device, beside a bare Express handler doing the same Redis
  * write (its own process too).
  * A closed loop of BENCH_CONCURRENCY clients (default 32) runs BENCH_SECONDS (default 10) against
- * each, after a short warm-up. Prints figures only.
+ * each, after a short warm-up, in BENCH_ROUNDS (default 5) alternating slices (service, baseline,
+ * service, ...), so load from elsewhere on the machine that comes and goes weighs on both sides
+ * alike. Prints figures only.
  */
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -16,7 +18,7 @@ import { freePort } from '../scripts/dev-servers';
 import { createAccount } from './support/api';
 import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
-import { cpuMeter } from './support/cpu';
+import { cpuSeconds } from './support/cpu';
 import { envInt } from './support/env';
 import { GATEWAY_ENTRY } from './support/paths';
 import { startService, startWorker } from './support/service-process';
@@ -31,8 +33,10 @@ interface LoadResult {
   failed: number;
   seconds: number;
   latency: Summary;
-  /** Each measured process's share of one core over the measured run, in percent. */
+  /** Each measured process's share of one core over the measured slices, in percent. */
   cpu: Record<string, number>;
+  /** Requests answered 200 per second in each slice. */
+  sliceRates: number[];
 }
 
 /** One GET; resolves with its status once the whole body has arrived. */
@@ -46,9 +50,14 @@ function request(agent: Agent, url: string): Promise<number> {
   });
 }
 
+interface Slice {
+  latencies: number[];
+  failed: number;
+  seconds: number;
+}
+
 /** A closed loop: `concurrency` clients each send the next request as soon as the last is answered. */
-async function drive(urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<Omit<LoadResult, 'cpu'>> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+async function drive(agent: Agent, urlOf: (n: number) => string, concurrency: number, seconds: number): Promise<Slice> {
   const latencies: number[] = [];
   let failed = 0;
   let n = 0;
@@ -63,16 +72,56 @@ async function drive(urlOf: (n: number) => string, concurrency: number, seconds:
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  return { ok: latencies.length, failed, seconds: elapsed, latency: summarize(latencies) };
+  return { latencies, failed, seconds: (performance.now() - started) / 1000 };
 }
 
-async function measure(urlOf: (n: number) => string, concurrency: number, seconds: number, pids: Record<string, number>): Promise<LoadResult> {
-  await drive(urlOf, concurrency, WARMUP_SECONDS);
-  const cpu = cpuMeter(pids);
-  const result = await drive(urlOf, concurrency, seconds);
-  return { ...result, cpu: cpu.shares() };
+/** One side of the comparison: its URLs, its processes, and its own keep-alive agent (the same settings on both sides). */
+interface Side {
+  urlOf: (n: number) => string;
+  pids: Record<string, number>;
+  agent: Agent;
+  slices: Slice[];
+  cpu: Record<string, number>;
+}
+
+function side(urlOf: (n: number) => string, pids: Record<string, number>, concurrency: number): Side {
+  return { urlOf, pids, agent: new Agent({ keepAlive: true, maxSockets: concurrency }), slices: [], cpu: {} };
+}
+
+/** One measured slice of a side: its requests, and the CPU seconds its processes used meanwhile. */
+async function measureSlice(target: Side, concurrency: number, seconds: number): Promise<void> {
+  const before = Object.fromEntries(Object.entries(target.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  target.slices.push(await drive(target.agent, target.urlOf, concurrency, seconds));
+  for (const [name, pid] of Object.entries(target.pids)) target.cpu[name] = (target.cpu[name] ?? 0) + cpuSeconds(pid) - (before[name] ?? NaN);
+}
+
+function resultOf(target: Side): LoadResult {
+  const seconds = target.slices.reduce((sum, s) => sum + s.seconds, 0);
+  const latencies = target.slices.flatMap((s) => s.latencies);
+  return {
+    ok: latencies.length,
+    failed: target.slices.reduce((sum, s) => sum + s.failed, 0),
+    seconds,
+    latency: summarize(latencies),
+    cpu: Object.fromEntries(Object.entries(target.cpu).map(([name, used]) => [name, (used / seconds) * 100])),
+    sliceRates: target.slices.map((s) => s.latencies.length / s.seconds),
+  };
+}
+
+/**
+ * Warms both sides up, then measures them in `rounds` alternating slices of `seconds / rounds`
+ * each: service, baseline, service, ... Each side keeps its keep-alive connections across slices.
+ */
+async function compare(service: Side, baseline: Side, concurrency: number, seconds: number, rounds: number): Promise<[LoadResult, LoadResult]> {
+  await drive(service.agent, service.urlOf, concurrency, WARMUP_SECONDS);
+  await drive(baseline.agent, baseline.urlOf, concurrency, WARMUP_SECONDS);
+  for (let round = 0; round < rounds; round += 1) {
+    await measureSlice(service, concurrency, seconds / rounds);
+    await measureSlice(baseline, concurrency, seconds / rounds);
+  }
+  service.agent.destroy();
+  baseline.agent.destroy();
+  return [resultOf(service), resultOf(baseline)];
 }
 
 /** The bare Express baseline in its own process; resolves with its base URL once it listens. */
@@ -111,6 +160,7 @@ function rows(result: LoadResult, own: string[]): [string, string][] {
 void runBench('simple-update', async (cleanup) => {
   const seconds = envInt('BENCH_SECONDS', 10);
   const concurrency = envInt('BENCH_CONCURRENCY', 32);
+  const rounds = envInt('BENCH_ROUNDS', 5);
   const backends = await startBackends(cleanup);
   // A gateway-only node and a separate twin worker (issue 14): in one process the worker's
   // async-context tracking taxes every request of the gateway.
@@ -145,31 +195,41 @@ void runBench('simple-update', async (cleanup) => {
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  const serviceResult = await measure(
-    (n) => `${service.baseUrl}/external/api/update?token=${token}&pin=V1&value=${n}`,
-    concurrency,
-    seconds,
-    { gateway: service.pid, worker: worker.pid, ...backends.pids, bench: process.pid },
-  );
   const baseline = await startBaselineServer(backends.redisUrl, cleanup);
   const baselineDevice = randomUUID();
-  const baselineResult = await measure((n) => `${baseline.url}/update?device=${baselineDevice}&pin=V1&value=${n}`, concurrency, seconds, {
-    baseline: baseline.pid,
-    ...backends.pids,
-    bench: process.pid,
-  });
+  const [serviceResult, baselineResult] = await compare(
+    side(
+      (n) => `${service.baseUrl}/external/api/update?token=${token}&pin=V1&value=${n}`,
+      { gateway: service.pid, worker: worker.pid, ...backends.pids, bench: process.pid },
+      concurrency,
+    ),
+    side(
+      (n) => `${baseline.url}/update?device=${baselineDevice}&pin=V1&value=${n}`,
+      { baseline: baseline.pid, ...backends.pids, bench: process.pid },
+      concurrency,
+    ),
+    concurrency,
+    seconds,
+    rounds,
+  );
 
-  process.stdout.write(`\nsimple-update bench: ${concurrency} concurrent clients, ${seconds} s each after ${WARMUP_SECONDS} s warm-up\n`);
+  process.stdout.write(
+    `\nsimple-update bench: ${concurrency} concurrent clients, ${seconds} s each after ${WARMUP_SECONDS} s warm-up, in ${rounds} alternating slices of ${(seconds / rounds).toFixed(1)} s\n`,
+  );
   printRows(
     `\nservice: GET /external/api/update (auth, rate limit, ingest, MQTT publish to the online device; gateway pid ${service.pid}, worker pid ${worker.pid})`,
     rows(serviceResult, ['gateway', 'worker']),
   );
-  printRows('\nbaseline: bare Express handler, same Redis write (latest + history, one MULTI)', rows(baselineResult, ['baseline']));
+  printRows(
+    '\nbaseline: bare Express handler, same Redis write (latest + history point, one MULTI; the service\'s gateway also moves its history to PostgreSQL)',
+    rows(baselineResult, ['baseline']),
+  );
   printRows('\nservice / baseline', [
     ['throughput', ratio(serviceResult.ok / serviceResult.seconds, baselineResult.ok / baselineResult.seconds)],
     ['p50 latency', ratio(serviceResult.latency.p50, baselineResult.latency.p50)],
     ['p99 latency', ratio(serviceResult.latency.p99, baselineResult.latency.p99)],
     ['CPU per request', ratio(cpuPerThousand(serviceResult, ['gateway', 'worker']), cpuPerThousand(baselineResult, ['baseline']))],
+    ['throughput, slice by slice', serviceResult.sliceRates.map((rate, i) => ratio(rate, baselineResult.sliceRates[i] ?? NaN)).join(' ')],
   ]);
   process.stdout.write('targets (issue 14): throughput ≥ 0.7×, p99 latency ≤ 2×\n');
 });

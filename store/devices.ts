@@ -224,6 +224,18 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return id !== null && (await redis.hget(keys.device(id), 'simpleTokenHash')) === hash ? id : null;
     },
 
+    /**
+     * The device `deviceId` with its state, when the `iot_` token is its token now; else null.
+     * The device's own token hash decides (the index only finds the device: swap-credential-1.lua),
+     * so with the device named up front the index is not read, and the device and its state are
+     * read together (one round trip).
+     */
+    async withSimpleToken(token: string, deviceId: string): Promise<DeviceWithState | null> {
+      const [device, state] = await Promise.all([redis.hgetall(keys.device(deviceId)), redis.hgetall(keys.deviceState(deviceId))]);
+      const d = device.simpleTokenHash === hashSecret(token) ? toDevice(device) : null;
+      return d ? { ...d, state: toDeviceState(state) } : null;
+    },
+
     /** Creates a new `iot_` token (replacing any old one); null when the device is gone. */
     async issueSimpleToken(deviceId: string): Promise<string | null> {
       const token = newSecret(SIMPLE_TOKEN_PREFIX, 24);

@@ -93,6 +93,11 @@ export function createProjectStore(redis: Redis, outbox: string) {
       return Object.keys(members).find((userId) => members[userId] === 'owner') ?? null;
     },
 
+    /** True when `userId` owns the project (one field read: the owner is the creator alone and never changes, routes/members.ts). */
+    async isOwner(projectId: string, userId: string): Promise<boolean> {
+      return (await redis.hget(keys.projectMembers(projectId), userId)) === 'owner';
+    },
+
     /** The projects the user is a member of: the user's index, less entries whose project does not name them (a step left halfway). */
     async projectIdsOf(userId: string): Promise<string[]> {
       const ids = await redis.zrange(keys.userProjects(userId), '0', '-1');

@@ -78,6 +78,12 @@ export function createUserStore(redis: Redis) {
       return toUser(await redis.hgetall(keys.user(userId)));
     },
 
+    /** The user's plan, without the rest of the record; null when there is no such user. */
+    async planOf(userId: string): Promise<Plan | null> {
+      const [id, plan] = await redis.hmget(keys.user(userId), 'id', 'plan');
+      return id === userId && plan ? (plan as Plan) : null;
+    },
+
     async findByEmail(email: string): Promise<StoredUser | null> {
       const id = await redis.get(keys.userByEmail(email));
       return id ? this.get(id) : null;

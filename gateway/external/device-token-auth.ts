@@ -1,9 +1,9 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../common/errors';
 import { SIMPLE_TOKEN_PREFIX, type DeviceWithState } from '../../store/devices';
 import type { RateLimiter } from '../http/rate-limit';
 import type { RouteDeps } from '../route-deps';
-import { createTokenOwnerLookup } from './token-owner';
+import { createTokenOwnerLookup, type TokenOwner, type TokenPath } from './token-owner';
 
 const tokenDevices = new WeakMap<Request, DeviceWithState>();
 
@@ -12,14 +12,17 @@ const tokenDevices = new WeakMap<Request, DeviceWithState>();
  * 401 INVALID_TOKEN when no device has it, 403 PLAN_FEATURE_UNAVAILABLE when the owner of the
  * device's project has no access, 403 SIMPLE_API_DISABLED when the device has the interface off
  * (not counted), then the owner's rate limit (429).
+ *
+ * A token this node let in before is counted in the same round trip as its reads (the owner and
+ * plan it led to last time): when the reads confirm that path and the interface is on, the count
+ * stands; when they do not, the count is taken back before the request is refused, or counted
+ * again for the owner it leads to now (docs/architecture.md, "Simple token lookup").
  */
 export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: RateLimiter): RequestHandler {
-  const ownerOf = createTokenOwnerLookup(deps);
-  return async (req, res, next) => {
-    limiter.markNoAccess(res);
-    const token = req.query.token;
-    if (token === undefined || token === '') throw new AppError('MISSING_TOKEN');
-    const found = typeof token === 'string' && token.startsWith(SIMPLE_TOKEN_PREFIX) ? await ownerOf(token) : null;
+  const owners = createTokenOwnerLookup(deps);
+
+  /** The checks in order for what the token leads to, then the count; remembers the path of a token let in. */
+  async function admit(res: Response, token: string, found: TokenOwner | null): Promise<DeviceWithState> {
     if (!found) throw new AppError('INVALID_TOKEN');
     const { device, owner } = found;
     const limits = limiter.limitsOf(owner.plan);
@@ -27,8 +30,36 @@ export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: Rat
       await limiter.report(res, owner.id, limits);
       throw new AppError('SIMPLE_API_DISABLED');
     }
+    owners.remember(token, found);
     await limiter.consume(res, owner.id, limits);
-    tokenDevices.set(req, device);
+    return device;
+  }
+
+  /** A remembered token: its reads and its count in one round trip. */
+  async function admitAlongPath(res: Response, token: string, path: TokenPath): Promise<DeviceWithState> {
+    const limits = limiter.limitsOf(path.plan);
+    const now = new Date();
+    const [read, counted] = await Promise.allSettled([owners.read(token), limiter.count(path.ownerId, limits, now)]);
+    const found = read.status === 'fulfilled' ? read.value : null;
+    const same = found !== null && found.owner.id === path.ownerId && found.owner.plan === path.plan && found.device.simpleApiEnabled;
+    if (counted.status === 'fulfilled' && same) {
+      limiter.settle(res, limits, counted.value);
+      return found.device;
+    }
+    if (counted.status === 'fulfilled' && counted.value.allowed) await limiter.takeBack(path.ownerId, now);
+    if (read.status === 'rejected') throw read.reason;
+    if (counted.status === 'rejected') throw counted.reason;
+    owners.forget(token);
+    return admit(res, token, found);
+  }
+
+  return async (req, res, next) => {
+    limiter.markNoAccess(res);
+    const token = req.query.token;
+    if (token === undefined || token === '') throw new AppError('MISSING_TOKEN');
+    if (typeof token !== 'string' || !token.startsWith(SIMPLE_TOKEN_PREFIX)) throw new AppError('INVALID_TOKEN');
+    const path = owners.remembered(token);
+    tokenDevices.set(req, path ? await admitAlongPath(res, token, path) : await admit(res, token, await owners.read(token)));
     next();
   };
 }

@@ -31,6 +31,14 @@ export function createRateLimiter(store: RateLimitStore, multiplier: number) {
     setHeaders(res, limits.perMinute, Math.min(limits.perMinute - count.minute, dayLeft), count.minuteEndsAt);
   }
 
+  function settle(res: Response, limits: Limits, count: RateLimitCount): void {
+    report(res, limits, count);
+    if (count.allowed) return;
+    const minuteFull = count.minute >= limits.perMinute;
+    res.setHeader('Retry-After', String(Math.max(1, (minuteFull ? count.minuteEndsAt : count.dayEndsAt) - Math.floor(Date.now() / 1000))));
+    throw new AppError('RATE_LIMIT_EXCEEDED', minuteFull ? 'The per-minute request limit is reached' : 'The daily request limit is reached');
+  }
+
   return {
     /** Headers for a caller not (yet) known to have access: nothing is allowed. */
     markNoAccess(res: Response): void {
@@ -46,12 +54,21 @@ export function createRateLimiter(store: RateLimitStore, multiplier: number) {
 
     /** Counts the request; 429 RATE_LIMIT_EXCEEDED (not counted) when a window is full. */
     async consume(res: Response, userId: string, limits: Limits): Promise<void> {
-      const count = await store.hit(userId, limits);
-      report(res, limits, count);
-      if (count.allowed) return;
-      const minuteFull = count.minute >= limits.perMinute;
-      res.setHeader('Retry-After', String(Math.max(1, (minuteFull ? count.minuteEndsAt : count.dayEndsAt) - Math.floor(Date.now() / 1000))));
-      throw new AppError('RATE_LIMIT_EXCEEDED', minuteFull ? 'The per-minute request limit is reached' : 'The daily request limit is reached');
+      settle(res, limits, await store.hit(userId, limits));
+    },
+
+    /**
+     * Counts the request without answering yet, for a caller that checks its access in the same
+     * round trip: `settle` the count once access is granted, `takeBack` it (same `now`) if not.
+     */
+    count: (userId: string, limits: Limits, now: Date): Promise<RateLimitCount> => store.hit(userId, limits, now),
+
+    /** The headers of a count; 429 RATE_LIMIT_EXCEEDED (it was not counted) when a window was full. */
+    settle,
+
+    /** Takes back a request `count` counted at `now` and the checks then refused. */
+    async takeBack(userId: string, now: Date): Promise<void> {
+      await store.takeBack(userId, now);
     },
 
     /** Sets the headers from the current counters without counting (for a request refused before the limit). */

@@ -108,7 +108,10 @@ test('every script in store/lua runs on the cluster, each through the store call
   const attempt = await stores.loginThrottle.attempt(owner.email, '203.0.113.9', { perAccount: 3, perAddress: 3, windowS: 60 });
   expect(attempt.allowed).toBe(true);
   await attempt.succeeded();
-  expect((await stores.rateLimits.hit(owner.id, { perMinute: 5, perDay: 10 })).allowed).toBe(true);
+  const counted = new Date();
+  expect((await stores.rateLimits.hit(owner.id, { perMinute: 5, perDay: 10 }, counted)).allowed).toBe(true);
+  await stores.rateLimits.takeBack(owner.id, counted);
+  expect((await stores.rateLimits.peek(owner.id, { perMinute: 5, perDay: 10 }, counted)).minute).toBe(0);
   const { apiKey, key } = await stores.apiKeys.create(owner.id, 'ci', null);
   expect((await stores.apiKeys.resolve(key))?.id).toBe(apiKey.id);
   await stores.apiKeys.touch(apiKey.id, new Date());

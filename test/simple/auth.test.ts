@@ -79,6 +79,40 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     expect(await stack.redis.hget(keys.devicePins(device.id), 'V1')).toBeNull();
   });
 
+  it('does not count the first request of a token regenerated after use: the owner\'s next request is one less', async () => {
+    const own = await registerUser(stack.request);
+    await setPlan(stack.request, own, 'pro');
+    const project = await createProject(stack.request, own);
+    const device = await createDevice(stack.request, own, project.id);
+    const old = await enableSimpleApi(stack.request, own, device.id);
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${old}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${old}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    const regen = await stack.request('POST', `/api/v1/devices/${device.id}/simple-api/regenerate-token`, { token: own.token });
+    const refused = await stack.request('GET', `/external/api/update?token=${old}&pin=V1&value=1`);
+    expectError(refused, 401, 'INVALID_TOKEN');
+    expect(rateHeaders(refused.headers)).toMatchObject({ limit: 0, remaining: 0 });
+    expectError(await stack.request('GET', `/external/api/update?token=${old}&pin=V1&value=2`), 401, 'INVALID_TOKEN');
+    expect(await stack.redis.hget(keys.devicePins(device.id), 'V1')).toBeNull();
+    const fresh = await stack.request('GET', `/external/api/is-online?token=${regen.body.data.token as string}`);
+    expect(fresh.status).toBe(200);
+    expect(rateHeaders(fresh.headers)).toMatchObject({ limit: 60, remaining: 57 });
+  });
+
+  it('applies a plan change of an owner whose token is in use to the very next request, counted once', async () => {
+    const own = await registerUser(stack.request);
+    await setPlan(stack.request, own, 'pro');
+    const project = await createProject(stack.request, own);
+    const device = await createDevice(stack.request, own, project.id);
+    const token = await enableSimpleApi(stack.request, own, device.id);
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    await setPlan(stack.request, own, 'pro_plus');
+    const upgraded = await stack.request('GET', `/external/api/is-online?token=${token}`);
+    expect(upgraded.status).toBe(200);
+    expect(rateHeaders(upgraded.headers)).toMatchObject({ limit: 300, remaining: 297 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 300, remaining: 296 });
+  });
+
   it('403 PLAN_FEATURE_UNAVAILABLE when the owner of the device\'s project is on the Free plan', async () => {
     const freeOwner = await registerUser(stack.request);
     const project = await createProject(stack.request, freeOwner);
