@@ -107,8 +107,21 @@ function countRow(label: string, got: number, expected: number, unit = ''): [str
   return [label, `${got}${unit}${got < expected ? ` (${expected - got} missing)` : ''}`];
 }
 
+/**
+ * Load at `rate` for BENCH_PHASE_WARMUP_S (2) on the warm-up pin, not measured, then a second's
+ * rest: a phase then measures the steady state at its rate, not a node (or the baseline) coming
+ * out of the idle gap before it, whose first second was 5–10× its p99 in every phase on both sides.
+ */
+async function warmUp(run: Run, root: string, rate: number): Promise<void> {
+  const seconds = envInt('BENCH_PHASE_WARMUP_S', 2);
+  if (seconds === 0) return;
+  await publishPaced(run.fleet, run.deviceIds.map((id) => `${root}/${id}/pin/${WARM_UP_PIN}`), rate, seconds);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+
 /** The service (gateway + worker processes) taking `rate` values a second on `pin`; `verbose` prints every figure. */
 async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+  await warmUp(run, SERVICE_ROOT, rate);
   const updates = await watchProjectUpdates(service.baseUrl, run.account.token, run.account.projectId);
   run.cleanup.add('socket.io client', async () => updates.close());
   const pids = { gateway: service.pid, worker: run.worker.pid };
@@ -155,6 +168,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
 
 /** The baseline subscriber taking `rate` values a second on `pin`; its report is cumulative, so only what this run added counts. */
 async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+  await warmUp(run, BASELINE_ROOT, rate);
   const before = await baseline.report();
   const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, bench: process.pid });
   const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${pin}`);
