@@ -79,14 +79,20 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     expect(await stack.redis.hget(keys.devicePins(device.id), 'V1')).toBeNull();
   });
 
-  it('does not count the first request of a token regenerated after use: the owner\'s next request is one less', async () => {
+  /** A Pro owner's device with its simple interface on, its token used twice (so this node remembers its path). */
+  async function proTokenUsedTwice() {
     const own = await registerUser(stack.request);
     await setPlan(stack.request, own, 'pro');
     const project = await createProject(stack.request, own);
     const device = await createDevice(stack.request, own, project.id);
-    const old = await enableSimpleApi(stack.request, own, device.id);
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${old}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${old}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    const token = await enableSimpleApi(stack.request, own, device.id);
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    return { own, device, token };
+  }
+
+  it('does not count the first request of a token regenerated after use: the owner\'s next request is one less', async () => {
+    const { own, device, token: old } = await proTokenUsedTwice();
     const regen = await stack.request('POST', `/api/v1/devices/${device.id}/simple-api/regenerate-token`, { token: own.token });
     const refused = await stack.request('GET', `/external/api/update?token=${old}&pin=V1&value=1`);
     expectError(refused, 401, 'INVALID_TOKEN');
@@ -99,13 +105,7 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
   });
 
   it('applies a plan change of an owner whose token is in use to the very next request, counted once', async () => {
-    const own = await registerUser(stack.request);
-    await setPlan(stack.request, own, 'pro');
-    const project = await createProject(stack.request, own);
-    const device = await createDevice(stack.request, own, project.id);
-    const token = await enableSimpleApi(stack.request, own, device.id);
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    const { own, token } = await proTokenUsedTwice();
     await setPlan(stack.request, own, 'pro_plus');
     const upgraded = await stack.request('GET', `/external/api/is-online?token=${token}`);
     expect(upgraded.status).toBe(200);
