@@ -71,9 +71,10 @@ export const configSchema = z.object({
    */
   HISTORY_STREAM_MAX: z.coerce.number().int().positive().default(1_000_000),
   /**
-   * How long a history persister waits after a read that carried only a trickle of points, so
-   * PostgreSQL gets a statement per this many ms per shard instead of one per point or two; a
-   * history read after a write waits up to this much longer (gateway/history/persister.ts).
+   * The beat a history persister waits for after a read that carried only a trickle of points:
+   * every shard reads on it, so PostgreSQL gets one statement per node per beat instead of one per
+   * point or two; a history read after a write waits up to this much longer
+   * (gateway/history/persister.ts, point-writer.ts).
    */
   HISTORY_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(100),
   DEFAULT_PLAN: plan.default('free'),
