@@ -78,7 +78,7 @@ export function printTable(headers: string[], rows: string[][]): void {
 /** p99 of each second of sending (by sentAt), in order: where in a run the slow messages were. */
 export function p99BySecond(samples: readonly Sample[]): number[] {
   if (samples.length === 0) return [];
-  const first = Math.min(...samples.map((s) => s.sentAt));
+  const first = samples.reduce((min, s) => Math.min(min, s.sentAt), Infinity);
   const seconds: number[][] = [];
   for (const s of samples) (seconds[Math.floor((s.sentAt - first) / 1000)] ??= []).push(s.latency);
   return [...seconds].map((latencies) => summarize(latencies ?? []).p99);
