@@ -5,7 +5,7 @@
  */
 import type { Alarm } from '../../common/contracts';
 import { addMember, createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
-import { collect, connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { collect, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
 
@@ -22,9 +22,8 @@ beforeAll(async () => {
   [owner, viewer, stranger] = await Promise.all([registerUser(stack.request), registerUser(stack.request), registerUser(stack.request)]);
   projectId = (await createProject(stack.request, owner)).id;
   await addMember(stack.request, owner, projectId, viewer, 'viewer');
-  socket = await connectSocket(stack.baseUrl, owner.token);
+  socket = await subscribedSocket(stack.baseUrl, owner.token, { projectId });
   sockets.push(socket);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
 }, 60_000);
 
 afterAll(async () => {

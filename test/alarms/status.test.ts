@@ -7,7 +7,7 @@ import type mqtt from 'mqtt';
 import type { DeviceStatusEvent } from '../../common/contracts';
 import { LAST_WILL_PROPERTY } from '../../common/mqtt-topics';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
-import { collect, connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { collect, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
 
@@ -23,8 +23,7 @@ beforeAll(async () => {
   stack = await startStack({ worker: true, overrides: { DEVICE_HEARTBEAT_TIMEOUT_S: String(TIMEOUT_S) } });
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
-  socket = await connectSocket(stack.baseUrl, owner.token);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
+  socket = await subscribedSocket(stack.baseUrl, owner.token, { projectId });
   statuses = collect(socket, 'device:status');
 }, 60_000);
 

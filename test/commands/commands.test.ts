@@ -6,7 +6,7 @@
 import type mqtt from 'mqtt';
 import type { Command } from '../../common/contracts';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
-import { collect, connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { collect, emitWithAck, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
@@ -23,8 +23,7 @@ beforeAll(async () => {
   stack = await startStack({ worker: true });
   [owner, stranger] = await Promise.all([registerUser(stack.request), registerUser(stack.request)]);
   projectId = (await createProject(stack.request, owner)).id;
-  socket = await connectSocket(stack.baseUrl, owner.token);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
+  socket = await subscribedSocket(stack.baseUrl, owner.token, { projectId });
   events = collect(socket, 'command');
 }, 60_000);
 

@@ -48,3 +48,14 @@ export function collect<E extends keyof ServerToClientEvents>(socket: ClientSock
   socket.on(event, ((payload: Parameters<ServerToClientEvents[E]>[0]) => seen.push(payload)) as never);
   return seen;
 }
+
+/** A client connected with `token` and subscribed to `target` (`{projectId}` or `{deviceId}`); throws if the subscribe is refused. */
+export async function subscribedSocket(baseUrl: string, token: string, target: { projectId: string } | { deviceId: string }): Promise<ClientSocket> {
+  const socket = await connectSocket(baseUrl, token);
+  const ack = await emitWithAck<{ success: boolean }>(socket, 'subscribe', target);
+  if (!ack.success) {
+    socket.close();
+    throw new Error(`subscribe refused: ${JSON.stringify(ack)}`);
+  }
+  return socket;
+}

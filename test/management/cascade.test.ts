@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { createNotificationStore } from '../../store/notifications';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { createDevice, createProject, registerUser, thresholdNotification, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { keys } from '../../common/redis-keys';
 
@@ -37,21 +36,9 @@ async function rule(projectId: string, deviceId: string): Promise<string> {
 }
 
 async function notification(projectId: string, deviceId: string, read: boolean): Promise<string> {
-  const id = randomUUID();
-  await createNotificationStore(stack.redis).create({
-    id,
-    projectId,
-    deviceId,
-    ruleId: null,
-    type: 'threshold',
-    title: 't',
-    message: 'm',
-    priority: 'normal',
-    channels: ['inApp'],
-    read,
-    createdAt: new Date().toISOString(),
-  });
-  return id;
+  const record = { ...thresholdNotification(projectId), deviceId, read };
+  await createNotificationStore(stack.redis).create(record);
+  return record.id;
 }
 
 describe('cascade deletes', () => {

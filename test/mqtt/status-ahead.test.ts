@@ -10,7 +10,7 @@ import type { DeviceStatusEvent } from '../../common/contracts';
 import { twinWorkflowId } from '../../common/contracts';
 import { keys } from '../../common/redis-keys';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
-import { collect, connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { collect, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 
@@ -25,8 +25,7 @@ beforeAll(async () => {
   stack = await startStack({ worker: false });
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
-  socket = await connectSocket(stack.baseUrl, owner.token);
-  expect(await emitWithAck(socket, 'subscribe', { projectId })).toMatchObject({ success: true });
+  socket = await subscribedSocket(stack.baseUrl, owner.token, { projectId });
   statuses = collect(socket, 'device:status');
 }, 60_000);
 
