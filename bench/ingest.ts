@@ -264,8 +264,10 @@ function startGateway(backends: Backends, run: Pick<Run, 'cleanup' | 'credential
       NODE_ID: nodeId,
       CREDENTIAL_KEY: run.credentialKey,
       DEVICE_HEARTBEAT_TIMEOUT_S: String(HEARTBEAT_TIMEOUT_S),
-      // BENCH_INGEST_CONNECTIONS: the node's in-flight window (MQTT_INGEST_CONNECTIONS); unset, the gateway's default.
+      // BENCH_INGEST_CONNECTIONS and BENCH_INGEST_IN_FLIGHT: the node's in-flight window (MQTT_INGEST_CONNECTIONS ×
+      // MQTT_INGEST_IN_FLIGHT); unset, the gateway's defaults.
       ...(process.env.BENCH_INGEST_CONNECTIONS ? { MQTT_INGEST_CONNECTIONS: process.env.BENCH_INGEST_CONNECTIONS } : {}),
+      ...(process.env.BENCH_INGEST_IN_FLIGHT ? { MQTT_INGEST_IN_FLIGHT: process.env.BENCH_INGEST_IN_FLIGHT } : {}),
     },
     { entry: GATEWAY_ENTRY, name: nodeId },
   );

@@ -135,6 +135,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   for (const client of ingestClients) client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt ingest connection error'));
   const bridge = startMqttBridge({
     clients: ingestClients,
+    inFlightPerConnection: config.MQTT_INGEST_IN_FLIGHT,
     redis,
     ingest: meteredIngest(ingest, metrics, 'mqtt'),
     twins,

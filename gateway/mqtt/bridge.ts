@@ -9,6 +9,7 @@ import { keys } from '../../common/redis-keys';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../status-ahead';
 import type { TwinClient } from '../twin-client';
+import { ackOnceHandled } from './acked-once-handled';
 import { startQueueProbe } from './queue-probe';
 
 const statusPayload = z.enum(['online', 'offline']);
@@ -18,6 +19,8 @@ const infoPayload = z.object({ firmwareVersion: infoField, ipAddress: infoField,
 export interface BridgeDeps {
   /** The node's device-value connections (persistent sessions, common/mqtt.ts createMqttSessionClient). */
   clients: MqttClient[];
+  /** How many values each connection handles at once (MQTT_INGEST_IN_FLIGHT). */
+  inFlightPerConnection: number;
   redis: Redis;
   ingest: Ingest;
   twins: TwinClient;
@@ -40,13 +43,13 @@ type Packet = Parameters<MqttClient['handleMessage']>[0];
  * The MQTT bridge (DESIGN §6): device values go through the ingest pipeline; status and info go
  * to the device's twin. Malformed topics and payloads are ignored; oversized values are dropped.
  *
- * A value is acknowledged to the broker (PUBACK) only once the pipeline has handled it: each
- * connection takes one message at a time through MQTT.js's `handleMessage`, whose callback sends
- * the acknowledgement, so a node that dies leaves what it had not stored unacknowledged in its
- * broker session, and the broker sends it again when the node (same NODE_ID) comes back. The
- * node's in-flight window is its number of connections; a slow Redis therefore slows the broker's
- * delivery to the node instead of piling up promises, and the backlog waits in the broker, where
- * the node's queue probe measures it (queue-probe.ts).
+ * A value is acknowledged to the broker (PUBACK) only once the pipeline has handled it
+ * (acked-once-handled.ts), so a node that dies leaves what it had not stored unacknowledged in its
+ * broker session, and the broker sends it again when the node (same NODE_ID) comes back. Each
+ * connection handles up to `inFlightPerConnection` values at once: the node's in-flight window is
+ * that times its number of connections, so a slow Redis slows the broker's delivery to the node
+ * instead of piling up promises, and the backlog waits in the broker, where the node's queue
+ * probe measures it (queue-probe.ts).
  */
 export function startMqttBridge(deps: BridgeDeps) {
   const { clients, logger } = deps;
@@ -132,19 +135,17 @@ export function startMqttBridge(deps: BridgeDeps) {
   }
 
   const listeners = clients.map((client) => {
-    client.handleMessage = (packet, callback) => {
-      if (probe.receive(client, packet.topic, packet.payload)) {
-        callback();
-        return;
-      }
+    const take = ackOnceHandled(client, deps.inFlightPerConnection, async (packet) => {
       inFlight += 1;
       const received = counts.received();
-      void handleUntilDone(client, packet).then((done) => {
-        inFlight -= 1;
-        received();
-        if (done) callback();
-        else callback(new Error('not handled'));
-      });
+      const done = await handleUntilDone(client, packet);
+      inFlight -= 1;
+      received();
+      return done;
+    });
+    client.handleMessage = (packet, callback) => {
+      if (probe.receive(client, packet.topic, packet.payload)) callback();
+      else take(packet, callback);
     };
     const subscribe = () => {
       client.subscribeAsync([...filters, probe.topic(client)], { qos: 1 }).then(
