@@ -136,8 +136,8 @@ function boundLine(one: PhaseResult, two: PhaseResult, control: PhaseResult): st
     .map(([label, r]) => `${label}: machine ${Math.round(r.machineCpu)}%, this bench's processes ${Math.round(r.totalCpu)}%, busiest gateway ${Math.round(r.busiestGateway)}%`)
     .join('; ');
   const window = control.storedRate >= 1.3 * one.storedRate
-    ? `one gateway's in-flight window: ${INGEST_CONNECTIONS} ingest connections each hold one value until it is stored, so a gateway ` +
-      `stores at most connections ÷ per-value round trip; ${2 * INGEST_CONNECTIONS} connections on one process store ` +
+    ? `one gateway's in-flight window: ${INGEST_CONNECTIONS} ingest connections each hold at most MQTT_INGEST_IN_FLIGHT values until they are stored, ` +
+      `so a gateway stores at most that window ÷ per-value round trip; ${2 * INGEST_CONNECTIONS} connections on one process store ` +
       `${ratio(control.storedRate, one.storedRate)} as much, so the second gateway's gain is its connections more than its process`
     : `not one gateway's in-flight window (${2 * INGEST_CONNECTIONS} connections on one process stored ${ratio(control.storedRate, one.storedRate)} as much as ${INGEST_CONNECTIONS})`;
   const busiest = Math.max(one.machineCpu, two.machineCpu, control.machineCpu);

@@ -268,6 +268,8 @@ function startGateway(backends: Backends, run: Pick<Run, 'cleanup' | 'credential
       // MQTT_INGEST_IN_FLIGHT); unset, the gateway's defaults.
       ...(process.env.BENCH_INGEST_CONNECTIONS ? { MQTT_INGEST_CONNECTIONS: process.env.BENCH_INGEST_CONNECTIONS } : {}),
       ...(process.env.BENCH_INGEST_IN_FLIGHT ? { MQTT_INGEST_IN_FLIGHT: process.env.BENCH_INGEST_IN_FLIGHT } : {}),
+      // BENCH_INGEST_LINGER_MS: the gateway's INGEST_LINGER_MS; unset, its default.
+      ...(process.env.BENCH_INGEST_LINGER_MS ? { INGEST_LINGER_MS: process.env.BENCH_INGEST_LINGER_MS } : {}),
     },
     { entry: GATEWAY_ENTRY, name: nodeId },
   );

@@ -48,9 +48,11 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 letters, digits, _ . and - only')
     .default(hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64) || 'gateway'),
   /** Device-value connections per node: each acknowledges a value once it is stored. */
-  MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(32),
+  MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(8),
   /** Values each of those connections handles at once (gateway/mqtt/acked-once-handled.ts); the broker's max_inflight_messages also bounds it. */
-  MQTT_INGEST_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(16),
+  MQTT_INGEST_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(20),
+  /** How long a device value over MQTT waits for others to be stored together with it (gateway/mqtt/shared-beat.ts). */
+  INGEST_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
   /** How long the broker keeps a node's sessions (and queues its share of values) while the node is down. */
   MQTT_SESSION_EXPIRY_S: z.coerce.number().int().min(0).max(4_294_967_295).default(86_400),
   MQTT_DYNSEC_USERNAME: z.string().optional(),

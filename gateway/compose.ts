@@ -136,6 +136,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const bridge = startMqttBridge({
     clients: ingestClients,
     inFlightPerConnection: config.MQTT_INGEST_IN_FLIGHT,
+    lingerMs: config.INGEST_LINGER_MS,
     redis,
     ingest: meteredIngest(ingest, metrics, 'mqtt'),
     twins,

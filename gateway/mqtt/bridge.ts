@@ -11,6 +11,7 @@ import type { StatusAhead } from '../status-ahead';
 import type { TwinClient } from '../twin-client';
 import { ackOnceHandled } from './acked-once-handled';
 import { startQueueProbe } from './queue-probe';
+import { sharedBeat } from './shared-beat';
 
 const statusPayload = z.enum(['online', 'offline']);
 const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
@@ -21,6 +22,8 @@ export interface BridgeDeps {
   clients: MqttClient[];
   /** How many values each connection handles at once (MQTT_INGEST_IN_FLIGHT). */
   inFlightPerConnection: number;
+  /** How long a value waits for others to be stored together with it (INGEST_LINGER_MS, shared-beat.ts). */
+  lingerMs: number;
   redis: Redis;
   ingest: Ingest;
   twins: TwinClient;
@@ -58,6 +61,7 @@ export function startMqttBridge(deps: BridgeDeps) {
   const filters = deviceTopicFilters(deps.topicRoot, SHARE_GROUP);
   let stopped = false;
   let inFlight = 0;
+  const beat = sharedBeat(deps.lingerMs);
   const probe = startQueueProbe({ clients, topicRoot: deps.topicRoot, metrics: counts, live: (c) => c.connected && subscribed.has(c) });
 
   async function projectOf(deviceId: string): Promise<string | null> {
@@ -138,6 +142,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     const take = ackOnceHandled(client, deps.inFlightPerConnection, async (packet) => {
       inFlight += 1;
       const received = counts.received();
+      await beat.next();
       const done = await handleUntilDone(client, packet);
       inFlight -= 1;
       received();
