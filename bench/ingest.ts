@@ -230,6 +230,11 @@ async function ladder(label: string, start: number, step: (pin: string, rate: nu
 
 const heldRate = (steps: readonly PhaseResult[]): number => steps.filter(holds).at(-1)?.rate ?? 0;
 
+/** The servers together under this share of one core over a second count as quiet before a measured part. */
+const QUIET_PERCENT = 20;
+/** How long the bench waits for quiet before measuring anyway. */
+const QUIET_CAP_MS = 60_000;
+
 /** How long the bench waits for every device's twin to show it online before measuring anyway. */
 const WAKE_CAP_MS = 180_000;
 /** A device's value wakes its twin at most once per this (the gateway's wake marker, 30 s), so a burst is repeated after it. */
@@ -402,12 +407,25 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
 
   const baseline = await startBaseline(backends, BASELINE_ROOT, cleanup);
-  const base = await baselinePhase(run, baseline, PIN, rate, seconds, true);
-  const measured = await servicePhase(run, service, PIN, rate, seconds, true);
-  const baseLadder = await ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false));
+  // Each measured part starts once what the one before left running (PostgreSQL vacuuming the points
+  // just written, a node catching up) has gone quiet: it measured 1.5× the gateway's CPU per value at
+  // 1000/s right after a phase at 3765/s, in the same run.
+  const settled = async <T>(part: () => Promise<T>): Promise<T> => {
+    const waited = await waitForQuiet(
+      [service.pid, worker.pid, baseline.pid, backends.pids.temporal, backends.pids.redis, backends.pids.mosquitto],
+      QUIET_PERCENT,
+      QUIET_CAP_MS,
+      [backends.pids.postgres],
+    );
+    if (waited > 1.5) process.stdout.write(`(waited ${waited.toFixed(0)} s for the servers to go quiet)\n`);
+    return part();
+  };
+  const base = await settled(() => baselinePhase(run, baseline, PIN, rate, seconds, true));
+  const measured = await settled(() => servicePhase(run, service, PIN, rate, seconds, true));
+  const baseLadder = await settled(() => ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false)));
   const baseHeld = heldRate(baseLadder);
-  const half = baseHeld > 0 ? await servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true) : null;
-  const serviceLadder = await ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false));
+  const half = baseHeld > 0 ? await settled(() => servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true)) : null;
+  const serviceLadder = await settled(() => ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false)));
   printRows('\nservice / baseline', [
     ['throughput', ratio(measured.throughput, base.throughput)],
     ['p50 latency', ratio(measured.latency.p50, base.latency.p50)],

@@ -62,11 +62,11 @@ export function cpuMeter(pids: Record<string, number>) {
 /**
  * Waits until the processes together use less than `percent` of one core over a one-second
  * window (e.g. the twins of freshly created devices have finished starting), at most `capMs`.
- * Resolves with the seconds waited.
+ * `trees` are counted with their descendants (PostgreSQL's backends). Resolves with the seconds waited.
  */
-export async function waitForQuiet(pids: readonly number[], percent = 15, capMs = 60_000): Promise<number> {
+export async function waitForQuiet(pids: readonly number[], percent = 15, capMs = 60_000, trees: readonly number[] = []): Promise<number> {
   const startedAt = Date.now();
-  const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + trees.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
   let before = total();
   while (Date.now() - startedAt < capMs) {
     await delay(1000);
