@@ -34,7 +34,12 @@ const ACKED_HERE = new Error('acknowledged once handled');
  * (Mosquitto `max_inflight_messages`, 20 by default) bounds how many wait unacknowledged behind a
  * slow one.
  */
-export function ackOnceHandled(client: MqttClient, limit: number, handle: (packet: Packet) => Promise<boolean>): (packet: Packet, callback: Done) => void {
+export function ackOnceHandled(
+  client: MqttClient,
+  limit: number,
+  handle: (packet: Packet) => Promise<boolean>,
+  onWriteError: (err: unknown) => void,
+): (packet: Packet, callback: Done) => void {
   let held = 0;
   /** MQTT.js's callbacks waiting for a place. */
   const waiting: (() => void)[] = [];
@@ -62,7 +67,13 @@ export function ackOnceHandled(client: MqttClient, limit: number, handle: (packe
     }
     const stream = client.stream;
     acks = acks.then(async () => {
-      if ((await handled) && client.connected && client.stream === stream) writeToStream({ cmd: 'puback', messageId }, stream, client.options);
+      if (!(await handled) || !client.connected || client.stream !== stream) return;
+      try {
+        writeToStream({ cmd: 'puback', messageId }, stream, client.options);
+      } catch (err) {
+        // Left unacknowledged: the broker sends it again. The PUBACKs after it still go.
+        onWriteError(err);
+      }
     });
     admit(() => callback(ACKED_HERE));
   };

@@ -147,7 +147,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       inFlight -= 1;
       received();
       return done;
-    });
+    }, (err) => logger.warn({ err }, 'PUBACK not written; the broker sends the value again'));
     client.handleMessage = (packet, callback) => {
       if (probe.receive(client, packet.topic, packet.payload)) callback();
       else take(packet, callback);

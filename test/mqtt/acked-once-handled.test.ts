@@ -11,6 +11,8 @@ const topic = `${root}/values`;
 
 let publisher: MqttClient;
 const opened: MqttClient[] = [];
+/** PUBACKs the module could not write: none in these tests. */
+const writeErrors: unknown[] = [];
 
 /** A handler whose results the test gives, one message at a time, and the log of what happened in which order. */
 function heldHandler() {
@@ -34,7 +36,7 @@ function heldHandler() {
 async function session(clientId: string, limit: number, handle: (packet: { payload: Buffer | string }) => Promise<boolean>): Promise<MqttClient> {
   const client = createMqttSessionClient(config, clientId);
   opened.push(client);
-  client.handleMessage = ackOnceHandled(client, limit, handle);
+  client.handleMessage = ackOnceHandled(client, limit, handle, (err) => writeErrors.push(err));
   await mqttConnected(client);
   await client.subscribeAsync(topic, { qos: 1 });
   return client;
@@ -49,6 +51,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((c) => c.endAsync(true)));
+  expect(writeErrors.splice(0)).toEqual([]);
 });
 
 afterAll(async () => {
