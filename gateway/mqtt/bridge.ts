@@ -139,19 +139,22 @@ export function startMqttBridge(deps: BridgeDeps) {
   }
 
   const listeners = clients.map((client) => {
-    const take = ackOnceHandled(client, deps.inFlightPerConnection, async (packet) => {
-      inFlight += 1;
-      const received = counts.received();
-      await beat.next();
-      const done = await handleUntilDone(client, packet);
-      inFlight -= 1;
-      received();
-      return done;
-    }, (err) => logger.warn({ err }, 'PUBACK not written; the broker sends the value again'));
-    client.handleMessage = (packet, callback) => {
-      if (probe.receive(client, packet.topic, packet.payload)) callback();
-      else take(packet, callback);
-    };
+    // A probe is acknowledged at once, in its place among the values' PUBACKs.
+    client.handleMessage = ackOnceHandled(
+      client,
+      deps.inFlightPerConnection,
+      async (packet) => {
+        if (probe.receive(client, packet.topic, packet.payload)) return true;
+        inFlight += 1;
+        const received = counts.received();
+        await beat.next();
+        const done = await handleUntilDone(client, packet);
+        inFlight -= 1;
+        received();
+        return done;
+      },
+      (err) => logger.warn({ err }, 'PUBACK not written; the broker sends the value again'),
+    );
     const subscribe = () => {
       client.subscribeAsync([...filters, probe.topic(client)], { qos: 1 }).then(
         () => subscribed.add(client),
