@@ -407,9 +407,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
 
   const baseline = await startBaseline(backends, BASELINE_ROOT, cleanup);
-  // Each measured part starts once what the one before left running (PostgreSQL vacuuming the points
-  // just written, a node catching up) has gone quiet: it measured 1.5× the gateway's CPU per value at
-  // 1000/s right after a phase at 3765/s, in the same run.
+  // Each measured part starts once whatever the one before left running has gone quiet: without the
+  // wait, a 1000/s part right after a 3765/s one measured 1.5× the gateway's CPU per value of the
+  // same rate earlier in the run.
   const settled = async <T>(part: () => Promise<T>): Promise<T> => {
     const waited = await waitForQuiet(
       [service.pid, worker.pid, baseline.pid, backends.pids.temporal, backends.pids.redis, backends.pids.mosquitto],

@@ -55,7 +55,7 @@ function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: R
   // BENCH_CPU_PROFILE_DIR: each node writes a V8 CPU profile there when it exits (open it in Chrome DevTools).
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // BENCH_NODE_ARGS: more Node flags for every node (e.g. `--trace-gc`; its lines go to the node's log, BENCH_LOG_DIR keeps it).
+  // BENCH_NODE_ARGS: more Node flags for every node, space-separated (e.g. `--max-semi-space-size=64`).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...profile, ...extra, node.entry], {
     cwd: backends.dir,

@@ -51,8 +51,8 @@ type Packet = Parameters<MqttClient['handleMessage']>[0];
  * broker session, and the broker sends it again when the node (same NODE_ID) comes back. Each
  * connection handles up to `inFlightPerConnection` values at once: the node's in-flight window is
  * that times its number of connections, so a slow Redis slows the broker's delivery to the node
- * instead of piling up promises, and the backlog waits in the broker, where the node's queue
- * probe measures it (queue-probe.ts).
+ * instead of piling up promises, and a backlog beyond that window waits in the broker, where the
+ * node's queue probe measures it (queue-probe.ts).
  */
 export function startMqttBridge(deps: BridgeDeps) {
   const { clients, logger } = deps;
