@@ -6,18 +6,33 @@
  */
 export const SHARDS = 16;
 
-/** The shard of an id: FNV-1a (32 bit) of its characters, mod SHARDS. Stable across processes and releases. */
-export function shardOf(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
+/** FNV-1a (32 bit) of `text`'s characters, going on from `h`: the hash of what comes before `text`. */
+export function fnv1a(text: string, h = 0x811c9dc5): number {
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % SHARDS;
+  return h;
 }
 
+/** The last id shardOf hashed: one step builds several keys of the same owner in a row. */
+let lastId = '';
+let lastShard = 0;
+
+/** The shard of an id: FNV-1a of its characters, mod SHARDS. Stable across processes and releases. */
+export function shardOf(id: string): number {
+  if (id !== lastId) {
+    lastShard = fnv1a(id) % SHARDS;
+    lastId = id;
+  }
+  return lastShard;
+}
+
+/** Each shard's hash tag, `{s<k>}`. */
+const TAGS = Array.from({ length: SHARDS }, (_, k) => `{s${k}}`);
+
 /** The hash tag of an id's shard. */
-const tag = (id: string): string => `{s${shardOf(id)}}`;
+const tag = (id: string): string => TAGS[shardOf(id)] as string;
 
 /** The stream of one shard in a family of per-shard streams (keys.outbox, keys.historyStream). */
 export function shardStream(family: string, shard: number): string {

@@ -1,15 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { shardOf } from './redis-keys';
+import { fnv1a, SHARDS, shardOf } from './redis-keys';
+
+const HEX = '0123456789abcdef';
 
 /**
  * A new random id in the same shard as `ownerId`, so a record looked up by its own id (a command)
  * shares its owner's slot and one script can write both (docs/architecture.md "Redis Cluster").
- * A UUID lands in a given shard one time in SHARDS: a few draws on average.
+ * A random UUID (v4) whose last two hex digits, random in a v4 UUID, are chosen: the first of the
+ * 256 endings, counted on from its own, that lands in the shard (all 256 miss one time in ~15
+ * million, and a new UUID is drawn). One UUID and at most 256 two-character hashes per id.
  */
 export function idInShardOf(ownerId: string): string {
   const shard = shardOf(ownerId);
   for (;;) {
-    const id = randomUUID();
-    if (shardOf(id) === shard) return id;
+    const uuid = randomUUID();
+    const head = uuid.slice(0, -2);
+    const headHash = fnv1a(head);
+    const own = Number.parseInt(uuid.slice(-2), 16);
+    for (let step = 0; step < 256; step++) {
+      const k = (own + step) & 255;
+      const tail = `${HEX[k >> 4]}${HEX[k & 15]}`;
+      if (fnv1a(tail, headHash) % SHARDS === shard) return head + tail;
+    }
   }
 }
