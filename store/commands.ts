@@ -3,7 +3,7 @@ import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
 
-const RUN = luaScript('command-4');
+const RUN = luaScript('command-3');
 
 /** How long a command's record is kept, and how many of a device's are listed. */
 export const COMMAND_KEEP_S = 7 * 86_400;
@@ -38,13 +38,12 @@ export function commandView(stored: StoredCommand, now = Date.now()): Command {
   return expired ? { ...command, state: 'expired' } : command;
 }
 
-/** Commands with a receipt (docs/commands.md): one record per app write toward a device. */
+/** Commands with a receipt (docs/commands.md): one record per app write toward a device, made by its ingest step (store/store-point.ts). */
 export function createCommandStore(redis: Redis) {
   const keysOf = (deviceId: string, commandId: string) => [
     keys.device(deviceId),
     keys.command(commandId),
     keys.deviceState(deviceId),
-    keys.deviceCommands(deviceId),
   ];
   const parse = (reply: unknown): CommandChange | null => {
     if (!reply) return null;
@@ -53,14 +52,9 @@ export function createCommandStore(redis: Redis) {
   };
 
   return {
-    /** Records a new queued command; null when the device is gone. */
-    async create(command: StoredCommand): Promise<CommandChange | null> {
-      return parse(await RUN(redis, keysOf(command.deviceId, command.id), ['create', JSON.stringify(command), '', COMMAND_KEEP_S, COMMANDS_PER_DEVICE]));
-    },
-
     /** Moves a command to `state` if its current state allows it (see FROM). */
     async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string): Promise<CommandChange | null> {
-      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, '']));
+      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId]));
     },
 
     async get(commandId: string): Promise<StoredCommand | null> {

@@ -1,5 +1,6 @@
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
+import { COMMAND_KEEP_S, COMMANDS_PER_DEVICE, type CommandChange, type StoredCommand } from './commands';
 import { luaScript } from './lua/load';
 
 /**
@@ -11,11 +12,12 @@ import { luaScript } from './lua/load';
  * of each raise and clear edge (notification, alarm edge) to the outbox in the same step; and, for
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
- * value per pin), in the same step, for its twin to deliver when it comes online (store-point-10.lua).
+ * value per pin), in the same step, for its twin to deliver when it comes online; and a write's
+ * command record is made, queued, in the same step (store-point-12.lua).
  * Throws StoreError DEVICE_GONE, PIN_LOCKED, or HISTORY_BACKLOG when the history stream is full
  * (PostgreSQL down or behind: an HTTP write answers 503 naming postgres), having written nothing.
  */
-const run = luaScript('store-point-10');
+const run = luaScript('store-point-12');
 
 export interface StorePointInput {
   deviceId: string;
@@ -33,8 +35,12 @@ export interface StorePointInput {
   ruleStates: RuleEdge[];
   /** The outbox family (keys.outbox): an edge's intents go to the device's shard's stream. */
   outbox: string;
-  /** The command an app's write is (docs/commands.md): kept with it when the device is not online. */
-  command?: { id: string; expiresAt: string | null };
+  /**
+   * The command an app's write is (docs/commands.md), queued: recorded with the value (its project
+   * filled in by the step), and kept with it when the device is not online. Its id must be in the
+   * device's shard (common/shard-ids.ts).
+   */
+  command?: Omit<StoredCommand, 'projectId'>;
 }
 
 /** An outbox intent as the script writes it: its type and its payload. */
@@ -65,6 +71,8 @@ export interface StorePointResult {
   acknowledged: string | null;
   /** The device's event sequence number this value's pin:update carries (docs/realtime.md). */
   seq: number;
+  /** The write's command as recorded, with the sequence number its `command` event carries; null for no command. */
+  command: CommandChange | null;
   crossed: string[];
 }
 
@@ -83,6 +91,8 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       keys.devicePending(input.deviceId),
       streamOf(input.outbox, input.deviceId),
       keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
+      input.command ? keys.command(input.command.id) : keys.deviceCommands(input.deviceId),
+      keys.deviceCommands(input.deviceId),
     ],
     [
       input.pin,
@@ -95,12 +105,13 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.wakeTtlS,
       input.deviceId,
       new Date().toISOString(),
-      input.command?.id ?? '',
-      input.command?.expiresAt ?? '',
+      input.command ? JSON.stringify(input.command) : '',
+      COMMAND_KEEP_S,
+      COMMANDS_PER_DEVICE,
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, superseded, acknowledged, seq, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, seq, record, commandSeq, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
@@ -109,6 +120,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     superseded: superseded ? String(superseded) : null,
     acknowledged: acknowledged ? String(acknowledged) : null,
     seq: Number(seq),
+    command: record ? { command: JSON.parse(String(record)) as StoredCommand, changed: true, seq: Number(commandSeq) } : null,
     crossed: crossed.map(String),
   };
 }

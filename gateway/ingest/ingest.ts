@@ -7,6 +7,7 @@ import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
 import type { EmitToRooms } from '../../activities/socket-events';
 import { createCommandReceipts } from '../../activities/command-receipts';
+import type { StoredCommand } from '../../store/commands';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
@@ -17,8 +18,8 @@ import { STORE_ERROR_HTTP } from '../http/error-handler';
 import { ruleEdgeOf } from './alarm-edges';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
 
-/** An app write's command: its id and when it expires if still queued. */
-type Receipt = { id: string; expiresAt: string | null };
+/** An app write's command as its store step records it (the step fills in the project). */
+type NewCommand = Omit<StoredCommand, 'projectId'>;
 
 /**
  * Where a value came from: the device itself; an app or API writing toward the device (locks
@@ -81,6 +82,26 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
+ * The command an app's write is (docs/commands.md): queued, its id in the device's shard (so the
+ * store step writes it with the value), expiring `ttlSeconds` after it was made if still queued.
+ */
+function commandOf(input: IngestInput, pin: string): NewCommand {
+  const now = new Date();
+  return {
+    id: idInShardOf(input.deviceId),
+    deviceId: input.deviceId,
+    pin,
+    value: input.value,
+    state: 'queued',
+    createdAt: now.toISOString(),
+    createdMs: now.getTime(),
+    sentAt: null,
+    acknowledgedAt: null,
+    expiresAt: input.ttlSeconds ? new Date(now.getTime() + input.ttlSeconds * 1000).toISOString() : null,
+  };
+}
+
+/**
  * The notification a threshold rule raises when a value crosses into its condition. Made before
  * the store step, which writes it to the outbox only if the value does cross (its id makes the
  * relay's repeated hand-offs one delivery).
@@ -134,7 +155,7 @@ export function createIngest(deps: IngestDeps) {
    * kept for the device's twin, which delivers it at its next check-back (the store-point step
    * already kept what was meant for a device that is not online).
    */
-  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: Receipt): Promise<boolean> {
+  async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: NewCommand): Promise<boolean> {
     if (!online) return false;
     try {
       if (!mqtt.connected) throw new Error('not connected to the broker');
@@ -145,9 +166,8 @@ export function createIngest(deps: IngestDeps) {
       return false;
     }
     // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered,
-    // so the answer does not wait for the move. The move goes out on the connection that took the
-    // record before it (so Redis finds the record) and before the answer (so a read after the
-    // answer on this node finds it sent).
+    // so the answer does not wait for the move. The move goes out before the answer, on the
+    // connection that took the record (so a read after the answer on this node finds it sent).
     track(
       receipts
         .move(deviceId, command.id, 'sent')
@@ -157,28 +177,12 @@ export function createIngest(deps: IngestDeps) {
   }
 
   /**
-   * Commands (docs/commands.md): the write's record (queued), the kept one it superseded, the one
-   * a device value acknowledged. A device's value usually touches none, and then costs nothing here.
+   * Commands (docs/commands.md) the store step found: the kept one the write superseded, the one a
+   * device value acknowledged. A device's value usually touches none, and then costs nothing here.
    */
-  async function recordCommands(input: IngestInput, stored: StorePointResult, pin: string, command: Receipt | null, at: Date): Promise<void> {
-    if (command) {
-      const createdAt = new Date();
-      await receipts.queued({
-        id: command.id,
-        projectId: stored.projectId,
-        deviceId: input.deviceId,
-        pin,
-        value: input.value,
-        state: 'queued',
-        createdAt: createdAt.toISOString(),
-        createdMs: createdAt.getTime(),
-        sentAt: null,
-        acknowledgedAt: null,
-        expiresAt: command.expiresAt,
-      });
-    }
-    if (stored.superseded) await receipts.move(input.deviceId, stored.superseded, 'superseded');
-    if (stored.acknowledged) await receipts.move(input.deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
+  async function moveCommands(deviceId: string, stored: StorePointResult, at: Date): Promise<void> {
+    if (stored.superseded) await receipts.move(deviceId, stored.superseded, 'superseded');
+    if (stored.acknowledged) await receipts.move(deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
   }
 
   async function ingest(input: IngestInput): Promise<IngestResult> {
@@ -190,10 +194,7 @@ export function createIngest(deps: IngestDeps) {
     // rule nor moves a rule's edge state (the next live value is judged against the live one before).
     const thresholdRules = pin.type === 'V' && input.origin !== 'import' ? await rules.forPin(input.deviceId, pin.index) : [];
     const at = input.at ?? new Date();
-    const command: Receipt | null =
-      input.origin === 'app'
-        ? { id: idInShardOf(input.deviceId), expiresAt: input.ttlSeconds ? new Date(Date.now() + input.ttlSeconds * 1000).toISOString() : null }
-        : null;
+    const command = input.origin === 'app' ? commandOf(input, pin.name) : null;
     // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
     const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);
 
@@ -223,6 +224,7 @@ export function createIngest(deps: IngestDeps) {
     const updatedAt = at.toISOString();
     const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
     void fanOut([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
+    if (stored.command) void receipts.announce(stored.command);
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
       track(
@@ -234,20 +236,15 @@ export function createIngest(deps: IngestDeps) {
     if (!command && !stored.superseded && !stored.acknowledged) {
       return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null };
     }
-    // The value is stored: a receipt Redis cannot record now is logged, and the write still
-    // answers as stored, without a command id to look up (docs/commands.md). The record is made
+    // The value and its command are stored: a superseded or acknowledged command Redis cannot move
+    // now is logged and keeps its state, and the write still answers as stored. The moves are made
     // while the broker takes the publish: both are round trips, neither needs the other.
-    const recording = recordCommands(input, stored, pin.name, command, at).then(
-      () => true,
-      (err: unknown) => {
-        logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not recorded; the value is stored');
-        return false;
-      },
+    const moving = moveCommands(input.deviceId, stored, at).catch((err: unknown) =>
+      logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not moved; the value is stored'),
     );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
-    const recorded = await recording;
-    const commandId = recorded ? (command?.id ?? null) : null;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId };
+    await moving;
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: stored.command?.command.id ?? null };
   }
 
   /**

@@ -148,27 +148,40 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(stored.projectId).toBe(project.id);
   const imported = await importPoints(redis, { deviceId: device.id, readings: [{ pin: 'V2', value: '7', ms: at.getTime() }, { pin: 'V2', value: '8', ms: at.getTime() + 1 }], historyStream: history, historyStreamMax: 1_000_000 });
   expect(imported.moved.map((m) => m.pin)).toEqual(['V2']);
-  await persistHistory(device.id);
   expect((await writeStatusAhead(redis, { deviceId: device.id, at: at.toISOString(), outbox })).written).toBe(true);
   expect((await writeStatus(redis, { deviceId: device.id, status: 'online', statusChangedAt: at.toISOString(), lastSeen: at.toISOString() })).written).toBe(true);
   const ruleId = randomUUID();
   const raised = await stores.alarms.raise({ edgeId: randomUUID(), projectId: project.id, deviceId: device.id, ruleId, pin: 'V1', severity: 'warning', value: '21', at: at.toISOString() });
   expect(raised?.changed).toBe(true);
   const commandId = idInShardOf(device.id);
-  const created = await stores.commands.create({
-    id: commandId,
+  const written = await storePoint(redis, {
     deviceId: device.id,
-    projectId: project.id,
     pin: 'V3',
     value: '1',
-    state: 'queued',
-    createdAt: at.toISOString(),
-    createdMs: at.getTime(),
-    sentAt: null,
-    acknowledgedAt: null,
-    expiresAt: null,
+    at,
+    historyStream: history,
+    historyStreamMax: 1_000_000,
+    towardDevice: true,
+    fromDevice: false,
+    wakeTtlS: 5,
+    ruleStates: [],
+    outbox,
+    command: {
+      id: commandId,
+      deviceId: device.id,
+      pin: 'V3',
+      value: '1',
+      state: 'queued',
+      createdAt: at.toISOString(),
+      createdMs: at.getTime(),
+      sentAt: null,
+      acknowledgedAt: null,
+      expiresAt: null,
+    },
   });
-  expect(created?.changed).toBe(true);
+  expect(written.command?.command).toMatchObject({ id: commandId, projectId: project.id, state: 'queued' });
+  expect((await stores.commands.get(commandId))?.state).toBe('queued');
+  await persistHistory(device.id);
   expect((await stores.commands.move(device.id, commandId, 'sent', at.toISOString()))?.command.state).toBe('sent');
   const pending = createPendingCommandStore(redis);
   await pending.keep(device.id, 'V4', 'on');

@@ -1,16 +1,20 @@
 -- The ingest pipeline's one Redis round trip (store/store-point.ts).
 -- KEYS: 1 device:{id}, 2 device:{id}:pins, 3 the history stream, 4 device:{id}:state,
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
---       9 the outbox stream, 10 the history stream's extra-points counter (keys.historyExtra)
+--       9 the outbox stream, 10 the history stream's extra-points counter (keys.historyExtra),
+--       11 command:{commandId} of the write's command (when it makes none, KEYS[12] again: not touched),
+--       12 device:{id}:commands
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
---       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command id ('' for none),
---       12 when that command expires (ISO, '' for never), 13.. quadruples per threshold rule: see the
---       alarm block at the end
+--       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command record, queued, without its
+--       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
+--       kept (s), 13 how many records a device keeps, 14.. quadruples per threshold rule: see the alarm
+--       block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
---          acknowledged command id or '', the device's event sequence number, crossed rule ids...};
+--          acknowledged command id or '', the device's event sequence number, the command record
+--          written (JSON) or '', its event sequence number or 0, crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
@@ -21,6 +25,8 @@ if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis
 -- beyond one (KEYS[10]) is the backlog. A full stream (PostgreSQL down or behind) refuses the
 -- write: the caller answers 503 / leaves MQTT unacked.
 if redis.call('XLEN', KEYS[3]) + tonumber(redis.call('GET', KEYS[10]) or '0') >= tonumber(ARGV[5]) then return redis.error_reply('STORE:HISTORY_BACKLOG') end
+local command = nil
+if ARGV[11] ~= '' then command = cjson.decode(ARGV[11]) end
 local origin = 'import'
 if ARGV[6] == '1' then origin = 'app' elseif ARGV[7] == '1' then origin = 'device' end
 local newer = 1
@@ -57,15 +63,17 @@ if ARGV[6] == '1' then
   end
   if status ~= 'online' then
     local entry = {value = value, queuedAt = ARGV[10], at = iso}
-    if ARGV[11] ~= '' then entry.commandId = ARGV[11] end
-    if ARGV[12] ~= '' then entry.expiresAt = ARGV[12] end
+    if command then
+      entry.commandId = command.id
+      if command.expiresAt ~= cjson.null then entry.expiresAt = command.expiresAt end
+    end
     redis.call('HSET', KEYS[8], pin, cjson.encode(entry))
   else
     -- Delivered directly: a command kept for this pin is older, and must not be sent after it.
     redis.call('HDEL', KEYS[8], pin)
   end
 end
--- Commands: a device value equal to the command awaited on its pin acknowledges it (command-4.lua).
+-- Commands: a device value equal to the command awaited on its pin acknowledges it (command-3.lua).
 local acknowledged = ''
 if ARGV[7] == '1' then
   local waiting = redis.call('HGET', KEYS[4], 'ack:' .. pin)
@@ -85,12 +93,23 @@ if ARGV[7] == '1' then
 end
 -- Live views (docs/realtime.md): the pin:update of this value carries the device's next sequence number.
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, seq}
+-- Commands: the write's record, queued, in the same step as its value (its `command` event follows
+-- the value's pin:update); it moves on through command-3.lua.
+local record, commandSeq = '', 0
+if command then
+  command.projectId = projectId
+  record = cjson.encode(command)
+  redis.call('SET', KEYS[11], record, 'EX', ARGV[12])
+  redis.call('ZADD', KEYS[12], command.createdMs, command.id)
+  redis.call('ZREMRANGEBYRANK', KEYS[12], 0, -(tonumber(ARGV[13]) + 1))
+  commandSeq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+end
+local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, seq, record, commandSeq}
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
 -- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
-for i = 13, #ARGV, 4 do
+for i = 14, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
   if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end

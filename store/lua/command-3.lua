@@ -1,22 +1,14 @@
--- Creates or moves one command (store/commands.ts) in one atomic step; nothing once the device is gone.
--- KEYS: 1 device:{id}, 2 command:{commandId}, 3 device:{id}:state, 4 device:{id}:commands
--- ARGV: 1 op: create | the state to move to (sent, acknowledged, expired, superseded),
---       2 create: the record (JSON); else the time (ISO), 3 the states it may move from (comma-separated),
---       4 create: how long the record is kept (s); else the device id the command must belong to,
---       5 create: how many records a device keeps
+-- Moves one command (store/commands.ts) in one atomic step; nothing once the device is gone. A
+-- command is made, queued, by the ingest step of its write (store-point-12.lua).
+-- KEYS: 1 device:{id}, 2 command:{commandId}, 3 device:{id}:state
+-- ARGV: 1 the state to move to (sent, acknowledged, expired, superseded), 2 the time (ISO),
+--       3 the states it may move from (comma-separated), 4 the device id the command must belong to
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
--- the device acknowledges it by publishing the same value there (store-point-10.lua) or its id on
+-- the device acknowledges it by publishing the same value there (store-point-12.lua) or its id on
 -- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
 -- sequence number when changed (docs/realtime.md) | 0}, or nil when the
 -- device or the command does not exist (or the command is another device's).
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-if ARGV[1] == 'create' then
-  local c = cjson.decode(ARGV[2])
-  redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4])
-  redis.call('ZADD', KEYS[4], c.createdMs, c.id)
-  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[5]) + 1))
-  return {ARGV[2], 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
-end
 local json = redis.call('GET', KEYS[2])
 if not json then return nil end
 local c = cjson.decode(json)
