@@ -15,4 +15,4 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
-CMD ["node", "dist/gateway/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/gateway/main.js"]

@@ -21,9 +21,8 @@ import { machineLine } from './support/machine';
 import { machineCpuMeter } from './support/machine-cpu';
 import { closeFleet, connectFleet } from './support/mqtt-fleet';
 import { publishPaced } from './support/paced-publish';
-import { GATEWAY_ENTRY } from './support/paths';
 import { sampleQueueLag } from './support/queue-lag';
-import { startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
+import { gatewayNode, startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
 import { latencyLine, printRows, ratePerSecond, ratio, summarize, type Summary } from './support/stats';
@@ -75,7 +74,7 @@ function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, cred
       MQTT_INGEST_CONNECTIONS: String(connections),
       DEVICE_HEARTBEAT_TIMEOUT_S: String(HEARTBEAT_TIMEOUT_S),
     },
-    { entry: GATEWAY_ENTRY, name: nodeId },
+    gatewayNode(nodeId),
   );
 }
 

@@ -21,7 +21,6 @@ import { summarizeLog } from './support/log-summary';
 import { machineLine } from './support/machine';
 import { machineCpuMeter } from './support/machine-cpu';
 import { redisBusyMicros } from './support/redis-busy';
-import { SERVICE_ENTRY } from './support/paths';
 import { startService } from './support/service-process';
 import { median, ms, printRows, printTable } from './support/stats';
 import { timedGet } from './support/timed-get';
@@ -163,7 +162,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('redis observer', async () => void redis.disconnect());
   const pool = createPgPool(backends.databaseUrl, 'bench-writer', { statementTimeoutMs: 300_000 });
   cleanup.add('postgres writer', () => pool.end());
-  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' }, { entry: SERVICE_ENTRY, name: 'service' });
+  const service = await startService(backends, cleanup, { HISTORY_RETENTION_DAYS: '32' });
   const account = await createAccount(service.baseUrl);
   const [dayDevice = '', monthDevice = ''] = await createDevices(account, 2);
 

@@ -32,8 +32,7 @@ import { overloadPhase, type OverloadResult } from './support/overload';
 import { publishPaced, type PublishOutcome } from './support/paced-publish';
 import { probe } from './support/probe';
 import { bridgeCounters } from './support/service-metrics';
-import { GATEWAY_ENTRY } from './support/paths';
-import { startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
+import { gatewayNode, startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
 import { latencyLine, p99BySecond, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
@@ -276,7 +275,7 @@ function startGateway(backends: Backends, run: Pick<Run, 'cleanup' | 'credential
       // BENCH_INGEST_LINGER_MS: the gateway's INGEST_LINGER_MS; unset, its default.
       ...(process.env.BENCH_INGEST_LINGER_MS ? { INGEST_LINGER_MS: process.env.BENCH_INGEST_LINGER_MS } : {}),
     },
-    { entry: GATEWAY_ENTRY, name: nodeId },
+    gatewayNode(nodeId),
   );
 }
 

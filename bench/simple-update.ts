@@ -20,8 +20,7 @@ import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuSeconds } from './support/cpu';
 import { envInt } from './support/env';
-import { GATEWAY_ENTRY } from './support/paths';
-import { startService, startWorker } from './support/service-process';
+import { gatewayNode, startService, startWorker } from './support/service-process';
 import { latencyLine, printRows, ratio, summarize, type Summary } from './support/stats';
 
 const WARMUP_SECONDS = 2;
@@ -175,7 +174,7 @@ void runBench('simple-update', async (cleanup) => {
       NODE_ID: 'bench-simple-gw',
       CREDENTIAL_KEY: randomBytes(32).toString('hex'),
     },
-    { entry: GATEWAY_ENTRY, name: 'gateway' },
+    gatewayNode('gateway'),
   );
 
   const account = await createAccount(service.baseUrl);

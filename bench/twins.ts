@@ -39,9 +39,8 @@ import { runBench, type Cleanup } from './support/cleanup';
 import { envInt } from './support/env';
 import { machineLine } from './support/machine';
 import { closeFleet, connectFleet } from './support/mqtt-fleet';
-import { GATEWAY_ENTRY } from './support/paths';
 import { rssBytes } from './support/rss';
-import { startService, startWorker } from './support/service-process';
+import { gatewayNode, startService, startWorker } from './support/service-process';
 import { twinSignals } from './support/service-metrics';
 import { printRows, summarize } from './support/stats';
 import { ACTION_KINDS, actionsInWindow, pendingAttempts, total, type ActionCount } from './support/twin-actions';
@@ -314,7 +313,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
       DEVICE_HEARTBEAT_TIMEOUT_S: String(QUIET_HEARTBEAT_S),
       ONLINE_RELAY_SLOTS: String(onlineSlots),
     },
-    { entry: GATEWAY_ENTRY, name: 'gateway' },
+    gatewayNode('gateway'),
   );
   const redis = createRedis({ REDIS_URL: backends.redisUrl }, 'bench-twins');
   cleanup.add('redis', async () => void (await redis.quit()));

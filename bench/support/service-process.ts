@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../../scripts/dev-servers';
 import type { Backends } from './backends';
 import type { Cleanup } from './cleanup';
-import { SERVICE_ENTRY, WORKER_ENTRY } from './paths';
+import { GATEWAY_ENTRY, GATEWAY_NODE_FLAGS, SERVICE_ENTRY, WORKER_ENTRY } from './paths';
 
 /** The service (`node dist/scripts/start.js`) running in its own process, so it has its own CPU. */
 export interface ServiceProcess {
@@ -43,10 +43,15 @@ interface NodeProcess {
 export interface NodeEntry {
   entry: string;
   name: string;
+  /** Node flags it runs with in production. */
+  flags: readonly string[];
 }
 
 /** `node dist/scripts/start.js`: the gateway and the twin worker in one process. */
-const ALL_IN_ONE: NodeEntry = { entry: SERVICE_ENTRY, name: 'service' };
+const ALL_IN_ONE: NodeEntry = { entry: SERVICE_ENTRY, name: 'service', flags: GATEWAY_NODE_FLAGS };
+
+/** `node dist/gateway/main.js`, a gateway-only node, logging to `<name>.log`. */
+export const gatewayNode = (name: string): NodeEntry => ({ entry: GATEWAY_ENTRY, name, flags: GATEWAY_NODE_FLAGS });
 
 /** Spawns `entry` in its own process group against `backends`, logging to `<name>.log` in the bench dir. */
 function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: Record<string, string>): NodeProcess {
@@ -57,7 +62,7 @@ function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: R
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // BENCH_NODE_ARGS: more Node flags for every node, space-separated (e.g. `--max-semi-space-size=64`).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...extra, node.entry], {
+  const child = spawn(process.execPath, [...profile, ...node.flags, ...extra, node.entry], {
     cwd: backends.dir,
     detached: true,
     stdio: ['ignore', fd, fd],
@@ -145,7 +150,7 @@ const WORKER_RUNNING = 'twin worker running';
 
 /** Starts `dist/workers/main.js` against `backends` (logging at info, to see it start) and waits until it runs. */
 export async function startWorker(backends: Backends, cleanup: Cleanup, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const node = spawnNode(backends, cleanup, { entry: WORKER_ENTRY, name: 'worker' }, { LOG_LEVEL: 'info', ...env });
+  const node = spawnNode(backends, cleanup, { entry: WORKER_ENTRY, name: 'worker', flags: [] }, { LOG_LEVEL: 'info', ...env });
   await waitReady(node, 'worker', async () => (await readFile(node.logFile, 'utf8').catch(() => '')).includes(WORKER_RUNNING));
   return { pid: node.pid, logFile: node.logFile, stop: node.stop };
 }
