@@ -31,7 +31,7 @@ import { closeFleet, connectFleet } from './support/mqtt-fleet';
 import { overloadPhase, type OverloadResult } from './support/overload';
 import { publishPaced, type PublishOutcome } from './support/paced-publish';
 import { probe } from './support/probe';
-import { bridgeCounters } from './support/service-metrics';
+import { bridgeCounters, gcPauses, gcPausesLine } from './support/service-metrics';
 import { gatewayNode, startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
@@ -127,6 +127,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
   const cpu = cpuMeter({ ...pids, ...run.backends.pids, bench: process.pid });
   const health = probe(`${service.baseUrl}/healthz`);
   const bridgeBefore = await bridgeCounters(service.metricsUrl);
+  const gcBefore = await gcPauses(service.metricsUrl);
   const topics = run.deviceIds.map((id) => `${SERVICE_ROOT}/${id}/pin/${pin}`);
   const outcome = await publishPaced(run.fleet, topics, rate, seconds);
   const healthz = await health.stop();
@@ -149,6 +150,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
   if (!verbose) return result;
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
   const bridge = await bridgeCounters(service.metricsUrl);
+  const gc = gcPausesLine(gcBefore, await gcPauses(service.metricsUrl));
   printRows(`\nservice: gateway-only node (dist/gateway/main.js, pid ${service.pid}) + twin worker (pid ${run.worker.pid}), ${rate} values/s on ${pin}`, [
     publishedRow(outcome),
     ['handled by the MQTT bridge', `${bridge.handled - bridgeBefore.handled} (dropped as invalid: ${bridge.dropped - bridgeBefore.dropped})`],
@@ -161,6 +163,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
     ['devices online, twin confirmed', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
     ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
     ['gateway + worker per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
+    ['gateway GC pauses (V8)', gc],
   ]);
   return result;
 }

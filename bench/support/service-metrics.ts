@@ -22,3 +22,29 @@ export async function twinSignals(metricsUrl: string, name: string): Promise<{ s
     Number(new RegExp(`^dds_twin_calls_total\\{kind="signal",name="${name}",outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return { sent: of('sent'), failed: of('failed') };
 }
+
+/** V8's GC pauses by kind (minor, major, incremental, weakcb) from prom-client's default `nodejs_gc_duration_seconds`: count and total seconds. */
+export type GcPauses = Map<string, { count: number; seconds: number }>;
+
+/** The node's GC pauses so far, from its GET /metrics. */
+export async function gcPauses(metricsUrl: string): Promise<GcPauses> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  const pauses: GcPauses = new Map();
+  for (const [, part, kind, value] of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)) {
+    const entry = pauses.get(kind as string) ?? { count: 0, seconds: 0 };
+    if (part === 'sum') entry.seconds = Number(value);
+    else entry.count = Number(value);
+    pauses.set(kind as string, entry);
+  }
+  return pauses;
+}
+
+/** What `after` adds to `before`, one line: each kind's pauses, their total and mean (e.g. `minor 350 × 9.8 ms = 3.43 s`). */
+export function gcPausesLine(before: GcPauses, after: GcPauses): string {
+  const parts = [...after].flatMap(([kind, { count, seconds }]) => {
+    const n = count - (before.get(kind)?.count ?? 0);
+    const total = seconds - (before.get(kind)?.seconds ?? 0);
+    return n > 0 ? [`${kind} ${n} × ${((1000 * total) / n).toFixed(1)} ms = ${total.toFixed(2)} s`] : [];
+  });
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}
