@@ -10,7 +10,7 @@ export const SERVICE_ENTRY = resolve(REPO_ROOT, 'dist', 'scripts', 'start.js');
  * The Node flags a node with a gateway runs with, as `npm start` (package.json) and the image's
  * `CMD` (Dockerfile) start it (test/ops/node-flags.test.ts keeps the three the same): 64 MB
  * semi-spaces, so the young generation holds the short-lived objects of the values in flight
- * and scavenges less often (docs/operations.md, "Memory and Node flags").
+ * and scavenges less often (docs/operations.md, "Gateway nodes: memory and Node flags").
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
 

@@ -60,7 +60,7 @@ function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: R
   // BENCH_CPU_PROFILE_DIR: each node writes a V8 CPU profile there when it exits (open it in Chrome DevTools).
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // BENCH_NODE_ARGS: more Node flags for every node, space-separated (e.g. `--max-semi-space-size=64`).
+  // BENCH_NODE_ARGS: more Node flags for every node, after its own, space-separated (e.g. `--trace-gc`).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...profile, ...node.flags, ...extra, node.entry], {
     cwd: backends.dir,

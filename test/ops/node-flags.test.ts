@@ -4,7 +4,7 @@ import { GATEWAY_NODE_FLAGS } from '../../bench/support/paths';
 
 const root = join(__dirname, '..', '..');
 
-/** The benches start nodes with the flags production does (docs/operations.md, "Memory and Node flags"). */
+/** The benches start nodes with the flags production does (docs/operations.md, "Gateway nodes: memory and Node flags"). */
 describe('Node flags of a node with a gateway', () => {
   it('are the ones `npm start` runs the service with', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
