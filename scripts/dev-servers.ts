@@ -1,5 +1,5 @@
 /** Real Redis, Mosquitto, Temporal and PostgreSQL servers on free ports, for tests and `npm start`. */
-export { freePort } from './dev-servers/free-port';
+export { freePort, onFreePort } from './dev-servers/free-port';
 export { startRedis, startRedisCluster, type RedisServer, type RedisClusterServer } from './dev-servers/redis';
 export { startMosquitto, type MosquittoServer } from './dev-servers/mosquitto';
 export { MAX_QUEUED_MESSAGES } from './dev-servers/mosquitto-config';

@@ -14,3 +14,21 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+const PORT_TAKEN = /address already in use/i;
+
+/**
+ * Starts a server on a free port, and on another when the first was taken between the pick and
+ * the server's bind (another server starting beside it, or an outgoing connection's ephemeral
+ * port: the server fails with "address already in use", which its boot error carries from the
+ * log). The same holds for ports a server picks itself (the Temporal CLI's HTTP port).
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (e) {
+      if (attempt >= attempts || !(e instanceof Error && PORT_TAKEN.test(e.message))) throw e;
+    }
+  }
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { sendDynsecCommands, serviceAccountCommands } from './dynsec';
-import { freePort } from './free-port';
+import { onFreePort } from './free-port';
 import { findDynsecPlugin, findMosquitto, mosquittoConf } from './mosquitto-config';
 import { bootServer, poll, spawnServer } from './server-process';
 
@@ -38,7 +38,6 @@ function connectOnce(url: string, username: string, password: string): Promise<M
  * `maxQueuedMessages`: see mosquittoConf.
  */
 export async function startMosquitto(options: { dir: string; maxQueuedMessages?: number | null }): Promise<MosquittoServer> {
-  const port = await freePort();
   const workDir = await mkdtemp(join(options.dir, 'mosquitto-'));
   const dynsecFile = join(workDir, 'dynamic-security.json');
   const confFile = join(workDir, 'mosquitto.conf');
@@ -49,10 +48,11 @@ export async function startMosquitto(options: { dir: string; maxQueuedMessages?:
       throw new Error(`mosquitto_ctrl dynsec init failed: ${e.message}; run \`npm run setup\``);
     },
   );
-  await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }), { mode: 0o600 });
-  const url = `mqtt://127.0.0.1:${port}`;
-
-  const run = async (firstBoot: boolean): Promise<MosquittoServer> => {
+  const run = async (port: number, firstBoot: boolean): Promise<MosquittoServer> => {
+    if (firstBoot) {
+      await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }), { mode: 0o600 });
+    }
+    const url = `mqtt://127.0.0.1:${port}`;
     const server = await spawnServer('mosquitto', findMosquitto(), ['-c', confFile], join(workDir, 'mosquitto.log'));
     await bootServer(server, async () => {
       if (firstBoot) {
@@ -74,8 +74,8 @@ export async function startMosquitto(options: { dir: string; maxQueuedMessages?:
       dynsecPassword,
       pid: server.pid,
       stop: () => server.stop(),
-      restart: () => run(false),
+      restart: () => run(port, false),
     };
   };
-  return run(true);
+  return onFreePort((port) => run(port, true));
 }

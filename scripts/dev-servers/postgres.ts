@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { findExecutable, isExecutable } from './find-executable';
-import { freePort } from './free-port';
+import { onFreePort } from './free-port';
 import { bootServer, poll, spawnServer } from './server-process';
 
 const run = promisify(execFile);
@@ -77,11 +77,14 @@ async function connects(url: string): Promise<void> {
  * is ours; stop() is `pg_ctl stop -m fast` (sessions cut, clean checkpoint).
  */
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
-  const port = options.port ?? (await freePort());
   const clusterDir = options.dataDir ? null : await mkdtemp(join(options.dir, 'pg-'));
   const dataDir = options.dataDir ?? join(clusterDir as string, 'data');
   prepareDataDir(dataDir, clusterDir ? [options.dir, clusterDir] : [options.dir]);
   await initCluster(dataDir);
+  return options.port ? startPostgresOn(options, dataDir, options.port) : onFreePort((port) => startPostgresOn(options, dataDir, port));
+}
+
+async function startPostgresOn(options: PostgresOptions, dataDir: string, port: number): Promise<PostgresServer> {
   const settings = [
     `listen_addresses=127.0.0.1`,
     `port=${port}`,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from './free-port';
+import { onFreePort } from './free-port';
 import { bootServer, poll, spawnServer, type ServerProcess } from './server-process';
 
 export interface RedisServer {
@@ -36,8 +36,11 @@ export interface RedisOptions {
 
 /** A throw-away redis-server on a free port: no RDB snapshots, and no AOF unless `dataDir` is given. */
 export async function startRedis(options: RedisOptions): Promise<RedisServer> {
-  const port = options.port ?? (await freePort());
   const workDir = options.dataDir ?? (await mkdtemp(join(options.dir, 'redis-')));
+  return options.port ? startRedisOn(options, workDir, options.port) : onFreePort((port) => startRedisOn(options, workDir, port));
+}
+
+async function startRedisOn(options: RedisOptions, workDir: string, port: number): Promise<RedisServer> {
   const appendOnly = options.dataDir ? 'yes' : 'no';
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', appendOnly, '--dir', workDir];
   const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'));
@@ -76,14 +79,16 @@ export async function startRedisCluster(options: { dir: string; masters?: number
   try {
     const ports: number[] = [];
     for (let i = 0; i < count; i++) {
-      const port = await freePort();
-      ports.push(port);
-      const nodeDir = await mkdtemp(join(workDir, `node-${port}-`));
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir,
-        '--cluster-enabled', 'yes', '--cluster-config-file', join(nodeDir, 'nodes.conf'), '--cluster-node-timeout', '5000'];
-      const server = await spawnServer('redis-server', 'redis-server', args, join(nodeDir, 'redis.log'));
+      const server = await onFreePort(async (port) => {
+        const nodeDir = await mkdtemp(join(workDir, `node-${port}-`));
+        const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir,
+          '--cluster-enabled', 'yes', '--cluster-config-file', join(nodeDir, 'nodes.conf'), '--cluster-node-timeout', '5000'];
+        const node = await spawnServer('redis-server', 'redis-server', args, join(nodeDir, 'redis.log'));
+        await bootServer(node, () => poll(node, () => ping(port), 10_000));
+        ports.push(port);
+        return node;
+      });
       started.push(server);
-      await bootServer(server, () => poll(server, () => ping(port), 10_000));
     }
     const seeds = ports.map((p) => `127.0.0.1:${p}`);
     await run('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', '0', '--cluster-yes']);

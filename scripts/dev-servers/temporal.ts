@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { ensureTemporalCli } from '../temporal-cli';
-import { freePort } from './free-port';
+import { onFreePort } from './free-port';
 import { bootServer, poll, spawnServer } from './server-process';
 
 export interface TemporalServer {
@@ -36,8 +36,11 @@ async function describeDefaultNamespace(address: string): Promise<void> {
  */
 export async function startTemporal(options: TemporalOptions): Promise<TemporalServer> {
   const cli = await ensureTemporalCli(options.projectRoot ?? process.cwd());
-  const port = options.port ?? (await freePort());
   const workDir = await mkdtemp(join(options.dir, 'temporal-'));
+  return options.port ? startTemporalOn(cli, workDir, options, options.port) : onFreePort((port) => startTemporalOn(cli, workDir, options, port));
+}
+
+async function startTemporalOn(cli: string, workDir: string, options: TemporalOptions, port: number): Promise<TemporalServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error'];
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   const server = await spawnServer('temporal', cli, args, join(workDir, 'temporal.log'));
