@@ -10,7 +10,13 @@ export const WORKER_REDIS_COMMAND_TIMEOUT_MS = 10_000;
 const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new () => Error);
 
 /**
- * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster); auto-pipelining batches concurrent commands into one round trip.
+ * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster). Concurrent commands
+ * share one round trip without auto-pipelining: a connection sends each command as it is issued
+ * and reads the replies in order, so none waits on another's reply. Auto-pipelining is off: it
+ * saves write calls, but each of its batches (a Pipeline holding every Command of a turn) stays
+ * reachable past the young-generation collections, so every command was promoted to the old
+ * generation; at line rate that made scavenges 4–5 times longer and the ingest tail twice as long
+ * (docs/benchmarks.md "Issue 14, fifth pass").
  *
  * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
  * (docs/architecture.md "Outages"):
@@ -43,8 +49,8 @@ export function createRedis(
     lazyConnect: false,
   };
   const redis: Redis = target.REDIS_CLUSTER_NODES
-    ? new Cluster(target.REDIS_CLUSTER_NODES, { enableAutoPipelining: true, enableOfflineQueue: true, redisOptions: options })
-    : new RedisClient(target.REDIS_URL, { ...options, enableAutoPipelining: true });
+    ? new Cluster(target.REDIS_CLUSTER_NODES, { enableOfflineQueue: true, redisOptions: options })
+    : new RedisClient(target.REDIS_URL, options);
   // A Cluster's sendCommand takes a third argument (the node): every argument is passed on.
   const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {

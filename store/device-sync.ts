@@ -31,7 +31,7 @@ export function createDeviceSyncStore(redis: Redis) {
     /** The current sequence number of each device (0 for one without events yet). */
     async seqs(deviceIds: string[]): Promise<Record<string, number>> {
       if (deviceIds.length === 0) return {};
-      // Devices live in several slots: concurrent commands, which auto-pipelining batches per node.
+      // Devices live in several slots: concurrent commands, in flight together on each node's connection.
       const replies = await Promise.all(deviceIds.map((id) => redis.hget(keys.device(id), SEQ_FIELD)));
       return Object.fromEntries(deviceIds.map((id, i) => [id, Number(replies[i] ?? 0)]));
     },

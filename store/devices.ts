@@ -79,7 +79,7 @@ export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page
 /** `outbox`: the stream (keys.outbox) a new device's twin start is written to, in the step that creates it. */
 export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
   async function withStates(devices: Device[]): Promise<DeviceWithState[]> {
-    // Devices live in several slots: concurrent commands, which auto-pipelining batches per node.
+    // Devices live in several slots: concurrent commands, in flight together on each node's connection.
     const states = await Promise.all(devices.map((d) => redis.hgetall(keys.deviceState(d.id))));
     return devices.map((d, i) => ({ ...d, state: toDeviceState(states[i] ?? {}) }));
   }

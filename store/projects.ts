@@ -57,7 +57,7 @@ export function createProjectStore(redis: Redis, outbox: string) {
     /** Every project the user belongs to, oldest first, with their role and device count. */
     async listFor(userId: string): Promise<ProjectView[]> {
       const ids = await redis.zrange(keys.userProjects(userId), '0', '-1');
-      // Each project in its own slot: concurrent commands, which auto-pipelining batches per node.
+      // Each project in its own slot: concurrent commands, in flight together on each node's connection.
       const rows = await Promise.all(
         ids.map((id) =>
           Promise.all([redis.hgetall(keys.project(id)), redis.hget(keys.projectMembers(id), userId), redis.zcard(keys.projectDevices(id))]),

@@ -25,7 +25,7 @@ export interface TokenOwner {
  * on every request, so rotating a token, deleting a device or changing an owner or plan takes
  * effect at once (docs/architecture.md, "Simple token lookup"). The reads depend on each other
  * (token → device → project's members → owner); a node remembers the path a token took when it
- * was last let in, so `read` can issue them all together (one Redis round trip, auto-pipelined)
+ * was last let in, so `read` can issue them all together (one Redis round trip: none waits on another's reply)
  * and only checks that each read still leads to the next: the device still holds the token's hash
  * and is in the project, the user still owns the project, and has a plan. When one does not (a rotation, a move,
  * a new owner), the path is forgotten and walked again one read after another, as a token seen for
