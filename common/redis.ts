@@ -11,12 +11,13 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
 
 /**
  * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster). Concurrent commands
- * share one round trip without auto-pipelining: a connection sends each command as it is issued
- * and reads the replies in order, so none waits on another's reply. Auto-pipelining is off: it
- * saves write calls, but each of its batches (a Pipeline holding every Command of a turn) stays
- * reachable past the young-generation collections, so every command was promoted to the old
- * generation; at line rate that made scavenges 4–5 times longer and the ingest tail twice as long
- * (docs/benchmarks.md "Issue 14, fifth pass").
+ * share one round trip: a connection sends each command as it is issued and reads the replies in
+ * order, so none waits on another's reply; and the commands of one turn of the event loop leave
+ * in one socket write (corkPerTick). ioredis auto-pipelining, which also joins a turn's commands,
+ * is off: each of its batches (a Pipeline holding every Command of a turn) stays reachable past
+ * the young-generation collections, so every command was promoted to the old generation; at line
+ * rate that made scavenges 4–5 times longer and the ingest tail twice as long (docs/benchmarks.md
+ * "Issue 14, fifth pass").
  *
  * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
  * (docs/architecture.md "Outages"):
@@ -51,6 +52,8 @@ export function createRedis(
   const redis: Redis = target.REDIS_CLUSTER_NODES
     ? new Cluster(target.REDIS_CLUSTER_NODES, { enableOfflineQueue: true, redisOptions: options })
     : new RedisClient(target.REDIS_URL, options);
+  if (redis instanceof Cluster) redis.on('+node', corkPerTick);
+  else corkPerTick(redis);
   // A Cluster's sendCommand takes a third argument (the node): every argument is passed on.
   const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
@@ -62,6 +65,29 @@ export function createRedis(
     return send(command, ...rest);
   }) as typeof redis.sendCommand;
   return redis;
+}
+
+/**
+ * Holds a connection's writes until the current turn's callbacks and promise jobs are done, then
+ * sends them in one write: without it every command is a write call of its own (a third of a
+ * gateway's busy time at line rate, in the simple-update bench's profile). Order is kept: the
+ * socket buffers what it is given in order.
+ */
+function corkPerTick(client: RedisClient): void {
+  const send = client.sendCommand.bind(client);
+  let corked: RedisClient['stream'] | null = null;
+  client.sendCommand = ((command: Command, stream?: Parameters<RedisClient['sendCommand']>[1]) => {
+    const socket = client.stream;
+    if (socket && corked !== socket && socket.writable) {
+      corked = socket;
+      socket.cork();
+      process.nextTick(() => {
+        corked = null;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  }) as RedisClient['sendCommand'];
 }
 
 /** A connection to a standalone Redis, or an ioredis Cluster (REDIS_CLUSTER_NODES). */

@@ -1,0 +1,49 @@
+/**
+ * A connection's commands of one event-loop turn leave in one socket write (common/redis.ts,
+ * corkPerTick), in the order they were issued, against a real Redis: counted at the socket's
+ * handle, where each write call the process makes passes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis as RedisClient } from 'ioredis';
+import { createRedis, type Redis } from '../../common/redis';
+import { testConfig } from '../harness/config';
+
+const WRITE_CALLS = ['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1String', 'writeAsciiString'] as const;
+type Handle = Record<(typeof WRITE_CALLS)[number], (...args: unknown[]) => unknown>;
+
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = createRedis(testConfig(), 'test-one-write-per-turn');
+  await redis.ping();
+});
+
+afterAll(() => redis.quit());
+
+/** Counts the write calls made on the connection's socket from now on. */
+function countWrites(): () => number {
+  const client = redis as RedisClient;
+  const handle = (client.stream as unknown as { _handle: Handle })._handle;
+  let calls = 0;
+  for (const name of WRITE_CALLS) {
+    const original = handle[name].bind(handle);
+    handle[name] = (...args: unknown[]) => {
+      calls += 1;
+      return original(...args);
+    };
+  }
+  return () => calls;
+}
+
+test("a turn's commands leave in one write, in order, and the next turn's in another", async () => {
+  const key = `test-one-write:${randomUUID()}`;
+  const writes = countWrites();
+  const first = Promise.all(Array.from({ length: 50 }, (_, i) => redis.rpush(key, `a${i}`)));
+  await first;
+  expect(writes()).toBe(1);
+  await Promise.all(Array.from({ length: 50 }, (_, i) => redis.rpush(key, `b${i}`)));
+  expect(writes()).toBe(2);
+  const stored = await redis.lrange(key, 0, -1);
+  expect(stored).toEqual([...Array.from({ length: 50 }, (_, i) => `a${i}`), ...Array.from({ length: 50 }, (_, i) => `b${i}`)]);
+  await redis.del(key);
+});
