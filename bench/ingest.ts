@@ -212,7 +212,7 @@ async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, r
  */
 async function ladder(label: string, start: number, step: (pin: string, rate: number, seconds: number) => Promise<PhaseResult>): Promise<PhaseResult[]> {
   const factor = Number(process.env.BENCH_LADDER_FACTOR ?? '1.4');
-  const steps = envInt('BENCH_LADDER_STEPS', 8);
+  const steps = envInt('BENCH_LADDER_STEPS', 10);
   const seconds = envInt('BENCH_STEP_SECONDS', 8);
   const results: PhaseResult[] = [];
   process.stdout.write(`\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`);
