@@ -21,9 +21,11 @@ const PORT_TAKEN = /address already in use/i;
  * Starts a server on a free port, and on another when the first was taken between the pick and
  * the server's bind (another server starting beside it, or an outgoing connection's ephemeral
  * port: the server fails with "address already in use", which its boot error carries from the
- * log). The same holds for ports a server picks itself (the Temporal CLI's HTTP port).
+ * log). The same holds for ports a server picks itself (the Temporal CLI's HTTP port). With
+ * `fixedPort` (a restart on the same address) it starts there, once.
  */
-export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+export async function onFreePort<T>(start: (port: number) => Promise<T>, fixedPort?: number, attempts = 3): Promise<T> {
+  if (fixedPort) return start(fixedPort);
   for (let attempt = 1; ; attempt++) {
     try {
       return await start(await freePort());

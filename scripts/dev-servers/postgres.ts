@@ -81,7 +81,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   const dataDir = options.dataDir ?? join(clusterDir as string, 'data');
   prepareDataDir(dataDir, clusterDir ? [options.dir, clusterDir] : [options.dir]);
   await initCluster(dataDir);
-  return options.port ? startPostgresOn(options, dataDir, options.port) : onFreePort((port) => startPostgresOn(options, dataDir, port));
+  return onFreePort((port) => startPostgresOn(options, dataDir, port), options.port);
 }
 
 async function startPostgresOn(options: PostgresOptions, dataDir: string, port: number): Promise<PostgresServer> {

@@ -37,7 +37,7 @@ export interface RedisOptions {
 /** A throw-away redis-server on a free port: no RDB snapshots, and no AOF unless `dataDir` is given. */
 export async function startRedis(options: RedisOptions): Promise<RedisServer> {
   const workDir = options.dataDir ?? (await mkdtemp(join(options.dir, 'redis-')));
-  return options.port ? startRedisOn(options, workDir, options.port) : onFreePort((port) => startRedisOn(options, workDir, port));
+  return onFreePort((port) => startRedisOn(options, workDir, port), options.port);
 }
 
 async function startRedisOn(options: RedisOptions, workDir: string, port: number): Promise<RedisServer> {

@@ -37,7 +37,7 @@ async function describeDefaultNamespace(address: string): Promise<void> {
 export async function startTemporal(options: TemporalOptions): Promise<TemporalServer> {
   const cli = await ensureTemporalCli(options.projectRoot ?? process.cwd());
   const workDir = await mkdtemp(join(options.dir, 'temporal-'));
-  return options.port ? startTemporalOn(cli, workDir, options, options.port) : onFreePort((port) => startTemporalOn(cli, workDir, options, port));
+  return onFreePort((port) => startTemporalOn(cli, workDir, options, port), options.port);
 }
 
 async function startTemporalOn(cli: string, workDir: string, options: TemporalOptions, port: number): Promise<TemporalServer> {
