@@ -12,8 +12,8 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
 /**
  * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster). Concurrent commands
  * share one round trip: a connection sends each command as it is issued and reads the replies in
- * order, so none waits on another's reply; and the commands of one turn of the event loop leave
- * in one socket write (corkPerTick). ioredis auto-pipelining, which also joins a turn's commands,
+ * order, so none waits on another's reply; and the commands of one iteration of the event loop
+ * leave in one socket write (corkPerLoopIteration). ioredis auto-pipelining, which also joins a turn's commands,
  * is off: each of its batches (a Pipeline holding every Command of a turn) stays reachable past
  * the young-generation collections, so every command was promoted to the old generation; at line
  * rate that made scavenges 4–5 times longer and the ingest tail twice as long (docs/benchmarks.md
@@ -52,8 +52,8 @@ export function createRedis(
   const redis: Redis = target.REDIS_CLUSTER_NODES
     ? new Cluster(target.REDIS_CLUSTER_NODES, { enableOfflineQueue: true, redisOptions: options })
     : new RedisClient(target.REDIS_URL, options);
-  if (redis instanceof Cluster) redis.on('+node', corkPerTick);
-  else corkPerTick(redis);
+  if (redis instanceof Cluster) redis.on('+node', corkPerLoopIteration);
+  else corkPerLoopIteration(redis);
   // A Cluster's sendCommand takes a third argument (the node): every argument is passed on.
   const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
@@ -68,12 +68,16 @@ export function createRedis(
 }
 
 /**
- * Holds a connection's writes until the current turn's callbacks and promise jobs are done, then
- * sends them in one write: without it every command is a write call of its own (a third of a
- * gateway's busy time at line rate, in the simple-update bench's profile). Order is kept: the
- * socket buffers what it is given in order.
+ * Holds a connection's writes until the event loop's current iteration has run its callbacks
+ * (every timer due, every I/O callback of the poll phase, with their promise jobs), then sends
+ * them in one write, in the check phase: without it every command is a write call of its own (a
+ * third of a gateway's busy time at line rate, in the simple-update bench's profile). Uncorking
+ * at the end of each callback instead (process.nextTick) still cost one write per HTTP request
+ * or MQTT message, each of which arrives in a callback of its own; a command waits at most for
+ * the rest of the iteration's callbacks. Order is kept: the socket buffers what it is given in
+ * order.
  */
-function corkPerTick(client: RedisClient): void {
+function corkPerLoopIteration(client: RedisClient): void {
   const send = client.sendCommand.bind(client);
   let corked: RedisClient['stream'] | null = null;
   client.sendCommand = ((command: Command, stream?: Parameters<RedisClient['sendCommand']>[1]) => {
@@ -81,7 +85,7 @@ function corkPerTick(client: RedisClient): void {
     if (socket && corked !== socket && socket.writable) {
       corked = socket;
       socket.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         corked = null;
         socket.uncork();
       });

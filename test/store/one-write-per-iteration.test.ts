@@ -1,6 +1,6 @@
 /**
- * A connection's commands of one event-loop turn leave in one socket write (common/redis.ts,
- * corkPerTick), in the order they were issued, against a real Redis: counted at the socket's
+ * A connection's commands of one event-loop iteration leave in one socket write (common/redis.ts,
+ * corkPerLoopIteration), in the order they were issued, against a real Redis: counted at the socket's
  * handle, where each write call the process makes passes.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ type Handle = Record<(typeof WRITE_CALLS)[number], (...args: unknown[]) => unkno
 let redis: Redis;
 
 beforeAll(async () => {
-  redis = createRedis(testConfig(), 'test-one-write-per-turn');
+  redis = createRedis(testConfig(), 'test-one-write-per-iteration');
   await redis.ping();
 });
 
@@ -35,7 +35,7 @@ function countWrites(): () => number {
   return () => calls;
 }
 
-test("a turn's commands leave in one write, in order, and the next turn's in another", async () => {
+test("an iteration's commands leave in one write, in order, and the next iteration's in another", async () => {
   const key = `test-one-write:${randomUUID()}`;
   const writes = countWrites();
   const first = Promise.all(Array.from({ length: 50 }, (_, i) => redis.rpush(key, `a${i}`)));
@@ -45,5 +45,22 @@ test("a turn's commands leave in one write, in order, and the next turn's in ano
   expect(writes()).toBe(2);
   const stored = await redis.lrange(key, 0, -1);
   expect(stored).toEqual([...Array.from({ length: 50 }, (_, i) => `a${i}`), ...Array.from({ length: 50 }, (_, i) => `b${i}`)]);
+  await redis.del(key);
+});
+
+test('commands issued by separate callbacks of one iteration share one write', async () => {
+  const key = `test-one-write:${randomUUID()}`;
+  const writes = countWrites();
+  // Two timers due together run in one timers phase, each a callback of its own (as two HTTP requests read in one poll phase are).
+  const pushed = await new Promise<number[]>((resolve, reject) => {
+    const replies: Promise<number>[] = [];
+    setTimeout(() => replies.push(redis.rpush(key, 'first')), 1);
+    setTimeout(() => {
+      replies.push(redis.rpush(key, 'second'));
+      Promise.all(replies).then(resolve, reject);
+    }, 1);
+  });
+  expect(pushed).toEqual([1, 2]);
+  expect(writes()).toBe(1);
   await redis.del(key);
 });
