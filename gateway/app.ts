@@ -99,6 +99,9 @@ export function createGateway(components: GatewayComponents): Gateway {
   });
 
   app.disable('x-powered-by');
+  // Every API answer is live data, and the simple interface writes through GET: no ETag (hashing
+  // each body, and a 304 a write's answer must never be). The dashboard's files keep theirs (express.static).
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(httpMetrics(app, metrics));
   app.use(accessLog(logger));

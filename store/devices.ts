@@ -43,6 +43,9 @@ export interface DeviceState {
   disconnectReason: DisconnectReason | null;
 }
 
+/** A device as the simple interface's admission sees it (store.simpleTokenHolder). */
+export type SimpleTokenHolder = Pick<Device, 'id' | 'projectId' | 'simpleApiEnabled'>;
+
 export interface DeviceWithState extends Device {
   state: DeviceState;
 }
@@ -216,24 +219,23 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return sealed ? decryptSecret(sealed, credentialKey) : null;
     },
 
-    /** The device an `iot_` token belongs to, or null when no device has it (now). */
-    async idBySimpleToken(token: string): Promise<string | null> {
-      const hash = hashSecret(token);
+    /** The device whose `iot_` token has this hash (hashSecret), or null when no device has it (now). */
+    async idBySimpleTokenHash(hash: string): Promise<string | null> {
       const id = await redis.get(keys.deviceBySimpleToken(hash));
       // The index is its own slot: it counts only while the device holds that hash (docs/architecture.md "Redis Cluster").
       return id !== null && (await redis.hget(keys.device(id), 'simpleTokenHash')) === hash ? id : null;
     },
 
     /**
-     * The device `deviceId` with its state, when the `iot_` token is its token now; else null.
-     * The device's own token hash decides (the index only finds the device: swap-credential-1.lua),
-     * so with the device named up front the index is not read, and the device and its state are
-     * read together (one round trip).
+     * What the simple interface's admission needs of the device `deviceId` (its project, whether the
+     * interface is on), when the `iot_` token of this hash is its token now; else null. The
+     * device's own token hash decides (the index only finds the device: swap-credential-1.lua),
+     * so with the device named up front the index is not read; only these fields are read, not
+     * the whole device and its state.
      */
-    async withSimpleToken(token: string, deviceId: string): Promise<DeviceWithState | null> {
-      const [device, state] = await Promise.all([redis.hgetall(keys.device(deviceId)), redis.hgetall(keys.deviceState(deviceId))]);
-      const d = device.simpleTokenHash === hashSecret(token) ? toDevice(device) : null;
-      return d ? { ...d, state: toDeviceState(state) } : null;
+    async simpleTokenHolder(hash: string, deviceId: string): Promise<SimpleTokenHolder | null> {
+      const [id, projectId, held, enabled] = await redis.hmget(keys.device(deviceId), 'id', 'projectId', 'simpleTokenHash', 'simpleApiEnabled');
+      return id && projectId && held === hash ? { id, projectId, simpleApiEnabled: enabled === '1' } : null;
     },
 
     /** Creates a new `iot_` token (replacing any old one); null when the device is gone. */

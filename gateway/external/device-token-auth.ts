@@ -1,11 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../common/errors';
-import { SIMPLE_TOKEN_PREFIX, type DeviceWithState } from '../../store/devices';
+import { hashSecret } from '../../common/credentials';
+import { SIMPLE_TOKEN_PREFIX, type SimpleTokenHolder } from '../../store/devices';
 import type { RateLimiter } from '../http/rate-limit';
 import type { RouteDeps } from '../route-deps';
 import { createTokenOwnerLookup, type TokenOwner, type TokenPath } from './token-owner';
 
-const tokenDevices = new WeakMap<Request, DeviceWithState>();
+const tokenDevices = new WeakMap<Request, SimpleTokenHolder>();
 
 /**
  * Simple interface authentication (SPEC §4.7, §5): 401 MISSING_TOKEN without `?token=`,
@@ -22,7 +23,7 @@ export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: Rat
   const owners = createTokenOwnerLookup(deps);
 
   /** The checks in order for what the token leads to, then the count; remembers the path of a token let in. */
-  async function admit(res: Response, token: string, found: TokenOwner | null): Promise<DeviceWithState> {
+  async function admit(res: Response, hash: string, found: TokenOwner | null): Promise<SimpleTokenHolder> {
     if (!found) throw new AppError('INVALID_TOKEN');
     const { device, owner } = found;
     const limits = limiter.limitsOf(owner.plan);
@@ -30,16 +31,16 @@ export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: Rat
       await limiter.report(res, owner.id, limits);
       throw new AppError('SIMPLE_API_DISABLED');
     }
-    owners.remember(token, found);
+    owners.remember(hash, found);
     await limiter.consume(res, owner.id, limits);
     return device;
   }
 
   /** A remembered token: its reads and its count in one round trip. */
-  async function admitAlongPath(res: Response, token: string, path: TokenPath): Promise<DeviceWithState> {
+  async function admitAlongPath(res: Response, hash: string, path: TokenPath): Promise<SimpleTokenHolder> {
     const limits = limiter.limitsOf(path.plan);
     const now = new Date();
-    const [read, counted] = await Promise.allSettled([owners.read(token), limiter.count(path.ownerId, limits, now)]);
+    const [read, counted] = await Promise.allSettled([owners.read(hash), limiter.count(path.ownerId, limits, now)]);
     const found = read.status === 'fulfilled' ? read.value : null;
     const same = found !== null && found.owner.id === path.ownerId && found.owner.plan === path.plan && found.device.simpleApiEnabled;
     if (counted.status === 'fulfilled' && same) {
@@ -49,8 +50,8 @@ export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: Rat
     if (counted.status === 'fulfilled' && counted.value.allowed) await limiter.takeBack(path.ownerId, now);
     if (read.status === 'rejected') throw read.reason;
     if (counted.status === 'rejected') throw counted.reason;
-    owners.forget(token);
-    return admit(res, token, found);
+    owners.forget(hash);
+    return admit(res, hash, found);
   }
 
   return async (req, res, next) => {
@@ -58,14 +59,15 @@ export function requireDeviceToken(deps: Pick<RouteDeps, 'stores'>, limiter: Rat
     const token = req.query.token;
     if (token === undefined || token === '') throw new AppError('MISSING_TOKEN');
     if (typeof token !== 'string' || !token.startsWith(SIMPLE_TOKEN_PREFIX)) throw new AppError('INVALID_TOKEN');
-    const path = owners.remembered(token);
-    tokenDevices.set(req, path ? await admitAlongPath(res, token, path) : await admit(res, token, await owners.read(token)));
+    const hash = hashSecret(token);
+    const path = owners.remembered(hash);
+    tokenDevices.set(req, path ? await admitAlongPath(res, hash, path) : await admit(res, hash, await owners.read(hash)));
     next();
   };
 }
 
-/** The device whose token authenticated this request. */
-export function tokenDeviceOf(req: Request): DeviceWithState {
+/** The device whose token authenticated this request (what admission read of it: a route that shows more reads it). */
+export function tokenDeviceOf(req: Request): SimpleTokenHolder {
   const device = tokenDevices.get(req);
   if (!device) throw new AppError('MISSING_TOKEN');
   return device;

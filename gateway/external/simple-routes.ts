@@ -48,8 +48,10 @@ export function simpleRoutes(deps: RouteDeps): Router {
     });
   });
 
-  router.get('/is-online', (req, res) => {
-    sendFields(res, simpleStatusView(tokenDeviceOf(req)));
+  router.get('/is-online', async (req, res) => {
+    const device = await stores.devices.get(tokenDeviceOf(req).id);
+    if (!device) throw new AppError('DEVICE_NOT_FOUND');
+    sendFields(res, simpleStatusView(device));
   });
 
   router.post('/notify', async (req, res) => {

@@ -1,6 +1,5 @@
-import { hashSecret } from '../../common/credentials';
 import type { Plan } from '../../common/config';
-import type { DeviceWithState } from '../../store/devices';
+import type { SimpleTokenHolder } from '../../store/devices';
 import type { RouteDeps } from '../route-deps';
 
 /** Where a simple token led when it was last let in: its device, the device's project, that project's owner and the owner's plan. */
@@ -15,7 +14,7 @@ export interface TokenPath {
 const REMEMBERED_TOKENS = 10_000;
 
 export interface TokenOwner {
-  device: DeviceWithState;
+  device: SimpleTokenHolder;
   /** The owner of the device's project: whose plan and limits apply. */
   owner: { id: string; plan: Plan };
 }
@@ -30,47 +29,47 @@ export interface TokenOwner {
  * and is in the project, the user still owns the project, and has a plan. When one does not (a rotation, a move,
  * a new owner), the path is forgotten and walked again one read after another, as a token seen for
  * the first time is. Only the caller remembers a path (`remember`, once the token was let in), so
- * a token that leads nowhere, or to a refusal, is never remembered.
+ * a token that leads nowhere, or to a refusal, is never remembered. Every function takes the
+ * token's hash (hashSecret), computed once per request: a node's memory, like the store, holds no token.
  */
 export function createTokenOwnerLookup({ stores }: Pick<RouteDeps, 'stores'>) {
-  /** Kept by the token's hash, as the store keeps it: a node's memory holds no token. */
+  /** Kept by the token's hash, as the store keeps it. */
   const paths = new Map<string, TokenPath>();
 
-  async function walk(token: string): Promise<TokenOwner | null> {
-    const deviceId = await stores.devices.idBySimpleToken(token);
-    const device = deviceId ? await stores.devices.get(deviceId) : null;
+  async function walk(hash: string): Promise<TokenOwner | null> {
+    const deviceId = await stores.devices.idBySimpleTokenHash(hash);
+    const device = deviceId ? await stores.devices.simpleTokenHolder(hash, deviceId) : null;
     const ownerId = device ? await stores.projects.ownerOf(device.projectId) : null;
-    const owner = ownerId ? await stores.users.get(ownerId) : null;
-    return device && owner ? { device, owner: { id: owner.id, plan: owner.plan } } : null;
+    const plan = ownerId ? await stores.users.planOf(ownerId) : null;
+    return device && ownerId && plan ? { device, owner: { id: ownerId, plan } } : null;
   }
 
-  const forget = (token: string): void => {
-    paths.delete(hashSecret(token));
+  const forget = (hash: string): void => {
+    paths.delete(hash);
   };
 
   return {
     /** The path the token took when it was last let in, if this node remembers it. */
-    remembered: (token: string): TokenPath | undefined => paths.get(hashSecret(token)),
+    remembered: (hash: string): TokenPath | undefined => paths.get(hash),
 
     /** The token's device and its project's owner as Redis has them now; null when the token leads nowhere. */
-    async read(token: string): Promise<TokenOwner | null> {
-      const path = paths.get(hashSecret(token));
-      if (!path) return walk(token);
+    async read(hash: string): Promise<TokenOwner | null> {
+      const path = paths.get(hash);
+      if (!path) return walk(hash);
       const [device, owns, plan] = await Promise.all([
-        stores.devices.withSimpleToken(token, path.deviceId),
+        stores.devices.simpleTokenHolder(hash, path.deviceId),
         stores.projects.isOwner(path.projectId, path.ownerId),
         stores.users.planOf(path.ownerId),
       ]);
       if (device?.projectId === path.projectId && owns && plan) return { device, owner: { id: path.ownerId, plan } };
-      forget(token);
-      return walk(token);
+      forget(hash);
+      return walk(hash);
     },
 
     /** Remembers where a token that was let in led (the newest REMEMBERED_TOKENS tokens). */
-    remember(token: string, { device, owner }: TokenOwner): void {
-      const key = hashSecret(token);
-      paths.delete(key);
-      paths.set(key, { deviceId: device.id, projectId: device.projectId, ownerId: owner.id, plan: owner.plan });
+    remember(hash: string, { device, owner }: TokenOwner): void {
+      paths.delete(hash);
+      paths.set(hash, { deviceId: device.id, projectId: device.projectId, ownerId: owner.id, plan: owner.plan });
       if (paths.size > REMEMBERED_TOKENS) paths.delete(paths.keys().next().value as string);
     },
 

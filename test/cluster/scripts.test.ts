@@ -10,6 +10,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster, Redis as RedisClient } from 'ioredis';
+import { hashSecret } from '../../common/credentials';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
@@ -125,7 +126,9 @@ test('every script in store/lua runs on the cluster, each through the store call
   const { device } = await stores.devices.create(project.id, { name: 'd', description: '', tags: [] });
   const simple = await stores.devices.issueSimpleToken(device.id);
   expect(simple).not.toBeNull();
-  expect(await stores.devices.idBySimpleToken(simple as string)).toBe(device.id);
+  const simpleHash = hashSecret(simple as string);
+  expect(await stores.devices.idBySimpleTokenHash(simpleHash)).toBe(device.id);
+  expect(await stores.devices.simpleTokenHolder(simpleHash, device.id)).toEqual({ id: device.id, projectId: project.id, simpleApiEnabled: false });
   expect(await stores.devices.stageToken(device.id, 'dt_staged')).toBe(true);
   await stores.devices.dropStagedToken(device.id, 'dt_staged');
   expect(await stores.devices.isStagedToken(device.id, 'dt_staged')).toBe(false);
