@@ -1,6 +1,6 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { OUTBOX_GROUP, parseIntent } from '../../common/outbox-intents';
+import { OUTBOX_GROUP, parseIntent, type OutboxIntent } from '../../common/outbox-intents';
 import { carryOutWithin, type IntentHandler, settleEntry } from './carry-out-now';
 import type { IntentPacer } from './pacer';
 
@@ -43,6 +43,31 @@ export function retryDelayMs(deliveries: number, baseMs: number, maxMs: number):
 
 type StreamEntry = [id: string, fields: string[]];
 
+interface ReadEntry {
+  id: string;
+  /** Null when this code does not know the entry's intent. */
+  intent: OutboxIntent | null;
+}
+
+const readEntry = ([id, fields]: StreamEntry): ReadEntry => ({ id, intent: parseIntent(fields) });
+
+/**
+ * The entries of one read, in lanes: one device's intents in the order they were written, one
+ * after another (a twin drops an alarm edge older than the last it applied, so two edges handed
+ * over side by side could lose one: docs/alarms.md); everything else side by side.
+ */
+function lanesOf(entries: ReadEntry[]): ReadEntry[][] {
+  const lanes = new Map<string, ReadEntry[]>();
+  for (const entry of entries) {
+    const payload = entry.intent?.payload;
+    const key = payload && 'deviceId' in payload && payload.deviceId ? `device:${payload.deviceId}` : `entry:${entry.id}`;
+    const lane = lanes.get(key);
+    if (lane) lane.push(entry);
+    else lanes.set(key, [entry]);
+  }
+  return [...lanes.values()];
+}
+
 /**
  * The outbox relay, one per gateway node, all nodes in one consumer group. It reads new entries
  * (XREADGROUP), carries each out and acknowledges it (XACK, then XDEL) only after it was carried
@@ -75,8 +100,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   const slots = (max: number): Promise<number> => Promise.race([pacer.take(max), stopping]);
 
   /** Carries out an entry in a slot of the pacer's, and gives the slot back. */
-  async function carryOut([id, fields]: StreamEntry): Promise<void> {
-    const intent = parseIntent(fields);
+  async function carryOut({ id, intent }: ReadEntry): Promise<void> {
     if (intent === null) {
       // Not an intent this code knows: kept pending (a newer node may know it) and logged.
       logger.error({ stream, id }, 'outbox entry not understood; left pending');
@@ -106,7 +130,11 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     } finally {
       pacer.giveBack(taken - entries.length);
     }
-    await Promise.all(entries.map(carryOut));
+    await Promise.all(
+      lanesOf(entries.map(readEntry)).map(async (lane) => {
+        for (const entry of lane) await carryOut(entry);
+      }),
+    );
   }
 
   /** Pending entries idle past their backoff: taken over (from this node or a dead one) and retried. */
@@ -123,7 +151,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
         claimed = claimed.filter((entry) => entry?.[1]);
         if (claimed.length === 0) pacer.giveBack(1);
       }
-      for (const entry of claimed) await carryOut(entry);
+      for (const entry of claimed) await carryOut(readEntry(entry));
     }
   }
 

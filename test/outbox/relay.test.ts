@@ -116,3 +116,27 @@ test('an entry that is not an intent is left pending, and the next one is still 
   await eventually(() => expect(done).toEqual([sent.id]), 10_000);
   expect(await redis.xlen(stream)).toBe(1);
 });
+
+test("one device's intents read together are carried out in the order written, other devices' beside them", async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const ordered = Array.from({ length: 4 }, () => ({ ...thresholdNotification(), deviceId: 'device-a' }));
+  const other = { ...thresholdNotification(), deviceId: 'device-b' };
+  for (const n of [...ordered, other]) await write(redis, stream, n);
+  const steps: string[] = [];
+  let otherDone: () => void = () => undefined;
+  const otherHandled = new Promise<void>((resolve) => (otherDone = resolve));
+  await relay(stream, 'node-a', async (n) => {
+    const name = n.deviceId === 'device-b' ? 'b' : `a${ordered.findIndex((o) => o.id === n.id)}`;
+    steps.push(`start ${name}`);
+    // The first of device-a's waits for device-b's: device-b's must not wait behind device-a's.
+    if (name === 'a0') await otherHandled;
+    if (name === 'b') otherDone();
+    steps.push(`end ${name}`);
+  });
+  await eventually(async () => expect(await redis.xlen(stream)).toBe(0));
+  expect(steps.filter((s) => s.endsWith('a0') || s.endsWith('a1') || s.endsWith('a2') || s.endsWith('a3'))).toEqual(
+    ['a0', 'a1', 'a2', 'a3'].flatMap((a) => [`start ${a}`, `end ${a}`]),
+  );
+  expect(steps.indexOf('end b')).toBeLessThan(steps.indexOf('end a0'));
+});
