@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Config } from './config';
+import { corkPerLoopIteration } from './cork';
+
+/** Each connection's packets of one event-loop iteration (PUBACKs, publishes) leave in one socket write (common/cork.ts). */
+function writesPerIteration(client: MqttClient): MqttClient {
+  client.on('connect', () => corkPerLoopIteration(client.stream));
+  return client;
+}
 
 /** The service's own broker connection (MQTT 5, service credentials, reconnects with backoff). */
 export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD'>, role: string): MqttClient {
-  return mqtt.connect(config.MQTT_URL, {
+  const client = mqtt.connect(config.MQTT_URL, {
     protocolVersion: 5,
     clientId: `dds-${role}-${randomUUID().slice(0, 8)}`,
     username: config.MQTT_USERNAME,
@@ -13,6 +20,7 @@ export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAM
     connectTimeout: 5000,
     clean: true,
   });
+  return writesPerIteration(client);
 }
 
 /**
@@ -24,7 +32,7 @@ export function createMqttSessionClient(
   config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD' | 'MQTT_SESSION_EXPIRY_S'>,
   clientId: string,
 ): MqttClient {
-  return mqtt.connect(config.MQTT_URL, {
+  const client = mqtt.connect(config.MQTT_URL, {
     protocolVersion: 5,
     clientId,
     username: config.MQTT_USERNAME,
@@ -34,6 +42,7 @@ export function createMqttSessionClient(
     clean: false,
     properties: { sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S },
   });
+  return writesPerIteration(client);
 }
 
 /** Resolves once the client is connected (or rejects after `ms`). */

@@ -1,5 +1,6 @@
 import { Cluster, Command, Redis as RedisClient, ReplyError } from 'ioredis';
 import type { Config } from './config';
+import { holdWritesPerIteration } from './cork';
 import { DependencyUnavailableError } from './errors';
 
 /** How long one command may wait for Redis (queued while reconnecting, or sent and unanswered). */
@@ -67,29 +68,12 @@ export function createRedis(
   return redis;
 }
 
-/**
- * Holds a connection's writes until the event loop's current iteration has run its callbacks
- * (every timer due, every I/O callback of the poll phase, with their promise jobs), then sends
- * them in one write, in the check phase: without it every command is a write call of its own (a
- * third of a gateway's busy time at line rate, in the simple-update bench's profile). Uncorking
- * at the end of each callback instead (process.nextTick) still cost one write per HTTP request
- * or MQTT message, each of which arrives in a callback of its own; a command waits at most for
- * the rest of the iteration's callbacks. Order is kept: the socket buffers what it is given in
- * order.
- */
+/** Holds a connection's commands of one event-loop iteration for one socket write (common/cork.ts). */
 function corkPerLoopIteration(client: RedisClient): void {
   const send = client.sendCommand.bind(client);
-  let corked: RedisClient['stream'] | null = null;
+  const hold = holdWritesPerIteration();
   client.sendCommand = ((command: Command, stream?: Parameters<RedisClient['sendCommand']>[1]) => {
-    const socket = client.stream;
-    if (socket && corked !== socket && socket.writable) {
-      corked = socket;
-      socket.cork();
-      setImmediate(() => {
-        corked = null;
-        socket.uncork();
-      });
-    }
+    if (client.stream) hold(client.stream);
     return send(command, stream);
   }) as RedisClient['sendCommand'];
 }

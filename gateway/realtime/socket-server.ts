@@ -1,6 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
+import { corkPerLoopIteration } from '../../common/cork';
 import { z } from 'zod';
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import { AppError } from '../../common/errors';
@@ -41,6 +43,8 @@ export function createSocketServer(deps: SocketServerDeps) {
     path: '/socket.io',
     adapter: createAdapter(deps.pub, deps.sub),
   });
+  // A client's WebSocket frames of one event-loop iteration leave in one socket write (common/cork.ts).
+  deps.httpServer.on('upgrade', (_req: unknown, socket: Duplex) => corkPerLoopIteration(socket));
 
   io.use(async (socket, next) => {
     const auth = authSchema.safeParse(socket.handshake.auth);

@@ -1,15 +1,14 @@
 /**
  * A connection's commands of one event-loop iteration leave in one socket write (common/redis.ts,
- * corkPerLoopIteration), in the order they were issued, against a real Redis: counted at the socket's
+ * common/cork.ts), in the order they were issued, against a real Redis: counted at the socket's
  * handle, where each write call the process makes passes.
  */
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { Redis as RedisClient } from 'ioredis';
 import { createRedis, type Redis } from '../../common/redis';
 import { testConfig } from '../harness/config';
-
-const WRITE_CALLS = ['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1String', 'writeAsciiString'] as const;
-type Handle = Record<(typeof WRITE_CALLS)[number], (...args: unknown[]) => unknown>;
+import { countSocketWrites } from '../helpers/socket-writes';
 
 let redis: Redis;
 
@@ -20,20 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => redis.quit());
 
-/** Counts the write calls made on the connection's socket from now on. */
-function countWrites(): () => number {
-  const client = redis as RedisClient;
-  const handle = (client.stream as unknown as { _handle: Handle })._handle;
-  let calls = 0;
-  for (const name of WRITE_CALLS) {
-    const original = handle[name].bind(handle);
-    handle[name] = (...args: unknown[]) => {
-      calls += 1;
-      return original(...args);
-    };
-  }
-  return () => calls;
-}
+const countWrites = (): (() => number) => countSocketWrites((redis as RedisClient).stream as Socket);
 
 test("an iteration's commands leave in one write, in order, and the next iteration's in another", async () => {
   const key = `test-one-write:${randomUUID()}`;
