@@ -361,6 +361,15 @@ function printTargets(base: PhaseResult, measured: PhaseResult, half: PhaseResul
       `${cpuPerThousand(measured).toFixed(1)}% / ${cpuPerThousand(base).toFixed(1)}% of a core = ${cpuRatio.toFixed(2)}× (target ≤ 1.3×)`,
     ],
     [
+      '  the same at each ladder step both held',
+      baseLadder
+        .flatMap((b, i) => {
+          const s = serviceLadder[i];
+          return s && holds(s) && holds(b) ? [`${b.rate}/s ${(cpuPerThousand(s) / cpuPerThousand(b)).toFixed(2)}×`] : [];
+        })
+        .join(', ') || 'none',
+    ],
+    [
       'p99 publish → pin:update at half the baseline’s held rate',
       half ? `${half.latency.p99} ms at ${half.rate}/s, ${lost(half)} lost (target ≤ 50 ms)` : 'not measured (the baseline held no rate)',
     ],

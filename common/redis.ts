@@ -14,11 +14,11 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
  * One Redis connection (or, with REDIS_CLUSTER_NODES, one ioredis Cluster). Concurrent commands
  * share one round trip: a connection sends each command as it is issued and reads the replies in
  * order, so none waits on another's reply; and the commands of one iteration of the event loop
- * leave in one socket write (corkPerLoopIteration). ioredis auto-pipelining, which also joins a turn's commands,
- * is off: each of its batches (a Pipeline holding every Command of a turn) stays reachable past
- * the young-generation collections, so every command was promoted to the old generation; at line
- * rate that made scavenges 4–5 times longer and the ingest tail twice as long (docs/benchmarks.md
- * "Issue 14, fifth pass").
+ * leave in one socket write (holdCommandsPerIteration). ioredis auto-pipelining, which also
+ * joins a turn's commands, is off: each of its batches (a Pipeline holding every Command of a
+ * turn) stays reachable past the young-generation collections, so every command was promoted to
+ * the old generation; at line rate that made scavenges 4–5 times longer and the ingest tail twice
+ * as long (docs/benchmarks.md "Issue 14, fifth pass").
  *
  * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
  * (docs/architecture.md "Outages"):
@@ -53,8 +53,8 @@ export function createRedis(
   const redis: Redis = target.REDIS_CLUSTER_NODES
     ? new Cluster(target.REDIS_CLUSTER_NODES, { enableOfflineQueue: true, redisOptions: options })
     : new RedisClient(target.REDIS_URL, options);
-  if (redis instanceof Cluster) redis.on('+node', corkPerLoopIteration);
-  else corkPerLoopIteration(redis);
+  if (redis instanceof Cluster) redis.on('+node', holdCommandsPerIteration);
+  else holdCommandsPerIteration(redis);
   // A Cluster's sendCommand takes a third argument (the node): every argument is passed on.
   const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
@@ -69,7 +69,7 @@ export function createRedis(
 }
 
 /** Holds a connection's commands of one event-loop iteration for one socket write (common/cork.ts). */
-function corkPerLoopIteration(client: RedisClient): void {
+function holdCommandsPerIteration(client: RedisClient): void {
   const send = client.sendCommand.bind(client);
   const hold = holdWritesPerIteration();
   client.sendCommand = ((command: Command, stream?: Parameters<RedisClient['sendCommand']>[1]) => {

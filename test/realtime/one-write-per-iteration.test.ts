@@ -28,7 +28,7 @@ afterAll(async () => {
   await stack.stop();
 });
 
-test("a burst of events to a WebSocket client leaves in a couple of writes, not one per event, in order", async () => {
+test('a burst of events to a WebSocket client leaves in a couple of writes, not one per event, in order', async () => {
   const owner = await registerUser(stack.request);
   const projectId = (await createProject(stack.request, owner)).id;
   const device = await createDevice(stack.request, owner, projectId);
