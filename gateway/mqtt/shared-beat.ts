@@ -7,8 +7,8 @@
  * second nearly every value otherwise arrives in an event-loop turn of its own and pays alone for
  * what a turn costs: its store step written to Redis in a write of its own and read back in a read
  * of its own, its event published, and received back by the node's Socket.IO adapter, alone.
- * Values that start together share those (a connection sends a turn's commands in one write:
- * common/redis.ts), at the price of up to `ms` more before each is stored.
+ * Values that start together share those (a connection sends the commands of one event-loop
+ * iteration in one write: common/cork.ts), at the price of up to `ms` more before each is stored.
  */
 export function sharedBeat(ms: number): { next(): Promise<void> } {
   let opening: Promise<void> | null = null;
