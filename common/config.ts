@@ -49,7 +49,7 @@ export const configSchema = z.object({
     .default(hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64) || 'gateway'),
   /** Device-value connections per node: each acknowledges a value once it is stored. */
   MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(8),
-  /** Values each of those connections handles at once (gateway/mqtt/acked-once-handled.ts); the broker's max_inflight_messages also bounds it. */
+  /** Values each of those connections handles at once (gateway/mqtt/acked-once-handled.ts), and its MQTT 5 Receive Maximum: what the broker may send it unacknowledged. */
   MQTT_INGEST_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(20),
   /** How long a device value over MQTT waits for others to be stored together with it (gateway/mqtt/shared-beat.ts). */
   INGEST_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),

@@ -26,11 +26,14 @@ export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAM
 /**
  * A connection with a persistent session: a fixed client id, `clean: false` and an MQTT 5 session
  * expiry, so what the broker sent but this client did not acknowledge is sent again when the same
- * id reconnects (after a crash too), and what arrives meanwhile is queued for it.
+ * id reconnects (after a crash too), and what arrives meanwhile is queued for it. `receiveMaximum`
+ * is how many QoS 1 messages the broker may send it unacknowledged (MQTT 5 Receive Maximum; the
+ * broker's own default, Mosquitto's max_inflight_messages of 20, when not given).
  */
 export function createMqttSessionClient(
   config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD' | 'MQTT_SESSION_EXPIRY_S'>,
   clientId: string,
+  receiveMaximum?: number,
 ): MqttClient {
   const client = mqtt.connect(config.MQTT_URL, {
     protocolVersion: 5,
@@ -40,7 +43,7 @@ export function createMqttSessionClient(
     reconnectPeriod: 1000,
     connectTimeout: 5000,
     clean: false,
-    properties: { sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S },
+    properties: { sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S, ...(receiveMaximum ? { receiveMaximum } : {}) },
   });
   return writesPerIteration(client);
 }

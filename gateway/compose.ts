@@ -130,7 +130,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     historyStreamMax: config.HISTORY_STREAM_MAX,
   });
   const ingestClients = Array.from({ length: config.MQTT_INGEST_CONNECTIONS }, (_, n) =>
-    createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`),
+    createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`, config.MQTT_INGEST_IN_FLIGHT),
   );
   for (const client of ingestClients) client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt ingest connection error'));
   const bridge = startMqttBridge({

@@ -30,9 +30,10 @@ const ACKED_HERE = new Error('acknowledged once handled');
  * session (it reconnected meanwhile): the broker resends that message on the new connection,
  * possibly under a packet id it has given to another message since.
  *
- * `limit` bounds the node's work whatever the broker sends; the broker's own window per connection
- * (Mosquitto `max_inflight_messages`, 20 by default) bounds how many wait unacknowledged behind a
- * slow one.
+ * `limit` bounds the node's work whatever the broker sends; the broker's window per connection
+ * bounds how many wait unacknowledged behind a slow one: the connection's MQTT 5 Receive Maximum,
+ * which the gateway sets to the same number (gateway/compose.ts), or else the broker's default
+ * (Mosquitto `max_inflight_messages`, 20).
  */
 export function ackOnceHandled(
   client: MqttClient,

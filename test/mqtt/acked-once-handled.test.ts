@@ -33,8 +33,13 @@ function heldHandler() {
 }
 
 /** A persistent session on `topic` whose messages go through ackOnceHandled. */
-async function session(clientId: string, limit: number, handle: (packet: { payload: Buffer | string }) => Promise<boolean>): Promise<MqttClient> {
-  const client = createMqttSessionClient(config, clientId);
+async function session(
+  clientId: string,
+  limit: number,
+  handle: (packet: { payload: Buffer | string }) => Promise<boolean>,
+  receiveMaximum?: number,
+): Promise<MqttClient> {
+  const client = createMqttSessionClient(config, clientId, receiveMaximum);
   opened.push(client);
   client.handleMessage = ackOnceHandled(client, limit, handle, (err) => writeErrors.push(err));
   await mqttConnected(client);
@@ -113,5 +118,28 @@ describe('ackOnceHandled: several values at once on one connection, each acknowl
     first.finish('c', true);
     await fence(first);
     expect(await redelivered(client, clientId)).toEqual(['b', 'fence']);
+  });
+});
+
+describe('the broker window of a session connection', () => {
+  /**
+   * Publishes `count` values (each acknowledged by the broker, which has then sent the subscriber
+   * every one it may), then makes a round trip on the subscriber's own connection, so every
+   * PUBLISH the broker wrote to it before has been handled: what was taken is what the broker sent.
+   */
+  async function takenUnacknowledged(receiveMaximum: number | undefined, count: number): Promise<number> {
+    const held = heldHandler();
+    const client = await session(`acks-window-${randomBytes(3).toString('hex')}`, count, held.handle, receiveMaximum);
+    await publish(...Array.from({ length: count }, (_, i) => `v${i}`));
+    await client.subscribeAsync(`${root}/fence`, { qos: 1 });
+    return held.taken().length;
+  }
+
+  it('is the receive maximum the connection asks for (MQTT_INGEST_IN_FLIGHT), above the broker default', async () => {
+    expect(await takenUnacknowledged(32, 40)).toBe(32);
+  });
+
+  it("is the broker's default (Mosquitto max_inflight_messages, 20) when the connection asks for none", async () => {
+    expect(await takenUnacknowledged(undefined, 40)).toBe(20);
   });
 });
