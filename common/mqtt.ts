@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Config } from './config';
 import { corkPerLoopIteration } from './cork';
 
-/** Each connection's packets of one event-loop iteration (PUBACKs, publishes) leave in one socket write (common/cork.ts). */
+/**
+ * Each connection's packets of one event-loop iteration (PUBACKs, publishes) leave in one socket
+ * write (common/cork.ts), at once: with that coalescing done here, Nagle's algorithm would only
+ * hold a write back until the broker's TCP acknowledgement of the one before.
+ */
 function writesPerIteration(client: MqttClient): MqttClient {
-  client.on('connect', () => corkPerLoopIteration(client.stream));
+  client.on('connect', () => {
+    if (client.stream instanceof Socket) client.stream.setNoDelay(true);
+    corkPerLoopIteration(client.stream);
+  });
   return client;
 }
 

@@ -44,7 +44,8 @@ export function findMosquitto(): string {
 export const MAX_QUEUED_MESSAGES = 100_000;
 
 /**
- * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin.
+ * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin, with
+ * Nagle's algorithm off (`set_tcp_nodelay`, as in deploy/mosquitto/mosquitto.conf: docs/operations.md, "Broker").
  * `user` keeps the current user, so a broker started as root still reads its files in a 0700 dir.
  * `maxQueuedMessages` (default MAX_QUEUED_MESSAGES) is per client; null leaves Mosquitto's own
  * default, as the ingest bench does to show what that default drops.
@@ -62,6 +63,7 @@ export function mosquittoConf(options: { port: number; plugin: string; dynsecFil
     'log_timestamp_format %Y-%m-%dT%H:%M:%S',
     `listener ${options.port} 127.0.0.1`,
     'allow_anonymous false',
+    'set_tcp_nodelay true',
     ...(maxQueued === null ? [] : [`max_queued_messages ${maxQueued}`]),
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,
