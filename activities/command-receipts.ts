@@ -1,28 +1,20 @@
-import { rooms, type CommandState } from '../common/contracts';
+import type { CommandState } from '../common/contracts';
 import type { Redis } from '../common/redis';
-import { commandView, createCommandStore, type StoredCommand } from '../store/commands';
-import type { EmitToRooms } from './socket-events';
+import { createCommandStore } from '../store/commands';
 
 /**
- * The one place a command's state changes (docs/commands.md): the store step, then the `command`
- * event to the device's and project's rooms when it did change. Used by ingest (sent, superseded,
- * acknowledged by echo; a write's ingest step makes its record, queued, and ingest announces it
- * here), the MQTT bridge (acknowledged on the ack topic) and the twin's flush (sent, expired,
- * superseded).
+ * The one place a command's state changes after its write made it (docs/commands.md): one
+ * atomic step that also publishes its `command` event (command-3.lua). Used by ingest (sent,
+ * superseded, acknowledged by echo), the MQTT bridge (acknowledged on the ack topic) and the
+ * twin's flush (sent, expired, superseded). A write's ingest step makes its record, queued, and
+ * publishes that first event itself (store-point-12.lua).
  */
-export function createCommandReceipts(redis: Redis, emit: EmitToRooms) {
+export function createCommandReceipts(redis: Redis) {
   const store = createCommandStore(redis);
-  const announce = async ({ command, seq }: { command: StoredCommand; seq: number }): Promise<void> => {
-    await emit([rooms.device(command.deviceId), rooms.project(command.projectId)], 'command', { ...commandView(command), seq });
-  };
   return {
-    /** The `command` event of a change already stored. */
-    announce,
     /** Moves a command; false when it does not exist (or is gone with its device). */
     async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at = new Date().toISOString()): Promise<boolean> {
-      const change = await store.move(deviceId, commandId, state, at);
-      if (change?.changed) await announce(change);
-      return change !== null;
+      return (await store.move(deviceId, commandId, state, at)) !== null;
     },
   };
 }

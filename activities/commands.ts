@@ -4,9 +4,9 @@ import { createCommandReceipts } from './command-receipts';
 import type { ActivityDeps } from './deps';
 import type { FlushCommandsResult } from './types';
 
-export function createCommandActivities({ redis, mqtt, topicRoot, logger, emit }: ActivityDeps) {
+export function createCommandActivities({ redis, mqtt, topicRoot, logger }: ActivityDeps) {
   const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis, emit);
+  const receipts = createCommandReceipts(redis);
   /** Moves a kept command's record (docs/commands.md); commands kept by older versions have none. */
   const receipt = async (deviceId: string, command: PendingCommand, state: 'sent' | 'expired' | 'superseded'): Promise<void> => {
     if (command.commandId) await receipts.move(deviceId, command.commandId, state);

@@ -1,5 +1,6 @@
 import { Emitter } from '@socket.io/redis-emitter';
 import type { ServerToClientEvents } from '../common/contracts';
+import { SOCKET_IO_KEY } from '../common/device-event-route';
 import { publishInOrder, type Redis } from '../common/redis';
 
 /** Emits a Socket.IO event to rooms and resolves once Redis took it (so a failure fails the activity). */
@@ -10,8 +11,9 @@ export type EmitToRooms = <Ev extends keyof ServerToClientEvents>(
 ) => Promise<void>;
 
 /**
- * Socket.IO through @socket.io/redis-emitter with its default key prefix, which the gateway's
- * classic Redis adapter (`createAdapter`) delivers. The emitter publishes fire-and-forget; the
+ * Socket.IO through @socket.io/redis-emitter with the key prefix of the gateway's classic Redis
+ * adapter (`createAdapter`), which delivers it. A device's `pin:update` and `command` events do not
+ * come this way: the script that makes the change publishes them (store/lua/lib/device-events.lua). The emitter publishes fire-and-forget; the
  * client handed to it keeps the publish promises, so the caller can await them.
  */
 export function createRoomEmitter(redis: Redis): EmitToRooms {
@@ -23,7 +25,7 @@ export function createRoomEmitter(redis: Redis): EmitToRooms {
       return p;
     },
   };
-  const emitter = new Emitter<ServerToClientEvents>(client);
+  const emitter = new Emitter<ServerToClientEvents>(client, { key: SOCKET_IO_KEY });
   return async (rooms, event, ...args) => {
     published = [];
     // The emitter publishes synchronously inside emit(), so `published` holds exactly this emit's calls.

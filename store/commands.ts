@@ -1,4 +1,5 @@
 import type { Command, CommandState } from '../common/contracts';
+import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
@@ -52,9 +53,12 @@ export function createCommandStore(redis: Redis) {
   };
 
   return {
-    /** Moves a command to `state` if its current state allows it (see FROM). */
+    /**
+     * Moves a command to `state` if its current state allows it (see FROM); a move publishes the
+     * command's `command` event in the same step (command-3.lua, docs/realtime.md).
+     */
     async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string): Promise<CommandChange | null> {
-      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId]));
+      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]));
     },
 
     async get(commandId: string): Promise<StoredCommand | null> {

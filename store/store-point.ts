@@ -1,4 +1,5 @@
 import type { Redis } from '../common/redis';
+import { deviceEventRoute } from '../common/device-event-route';
 import { keys, streamOf } from '../common/redis-keys';
 import { COMMAND_KEEP_S, COMMANDS_PER_DEVICE, type CommandChange, type StoredCommand } from './commands';
 import { luaScript } from './lua/load';
@@ -13,7 +14,9 @@ import { luaScript } from './lua/load';
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
  * value per pin), in the same step, for its twin to deliver when it comes online; and a write's
- * command record is made, queued, in the same step (store-point-12.lua).
+ * command record is made, queued, in the same step (store-point-12.lua). The value's `pin:update`
+ * and the write's `command` event are published in that step too (docs/realtime.md), so a value
+ * stored is a value shown, even if the node stops right after.
  * Throws StoreError DEVICE_GONE, PIN_LOCKED, or HISTORY_BACKLOG when the history stream is full
  * (PostgreSQL down or behind: an HTTP write answers 503 naming postgres), having written nothing.
  */
@@ -69,8 +72,6 @@ export interface StorePointResult {
   superseded: string | null;
   /** The command this device value acknowledged (it echoed the value sent), if any. */
   acknowledged: string | null;
-  /** The device's event sequence number this value's pin:update carries (docs/realtime.md). */
-  seq: number;
   /** The write's command as recorded, with the sequence number its `command` event carries; null for no command. */
   command: CommandChange | null;
   crossed: string[];
@@ -108,10 +109,11 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.command ? JSON.stringify(input.command) : '',
       COMMAND_KEEP_S,
       COMMANDS_PER_DEVICE,
+      ...deviceEventRoute,
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, superseded, acknowledged, seq, record, commandSeq, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, record, commandSeq, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
@@ -119,7 +121,6 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     latest: Number(latest) === 1,
     superseded: superseded ? String(superseded) : null,
     acknowledged: acknowledged ? String(acknowledged) : null,
-    seq: Number(seq),
     command: record ? { command: JSON.parse(String(record)) as StoredCommand, changed: true, seq: Number(commandSeq) } : null,
     crossed: crossed.map(String),
   };

@@ -130,24 +130,14 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  */
 export function createIngest(deps: IngestDeps) {
   const { redis, mqtt, emit, rules, logger } = deps;
-  /** Work the pipeline started and does not wait for (fan-out, showing a device online ahead of its twin). */
+  /** Work the pipeline started and does not wait for (a command's move to sent, showing a device online ahead of its twin). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     background.add(work);
     void work.finally(() => background.delete(work));
   };
-  /**
-   * The pipeline's Socket.IO events, not waited for: what they tell is stored already, so a value
-   * is acknowledged, and a write answered, a Redis round trip earlier. One Redis cannot take is
-   * logged. Events leave on the one connection in the order they were made, so none overtakes
-   * an earlier one (a command's `sent` never precedes its `queued`).
-   */
-  const fanOut: EmitToRooms = (to, event, ...args) => {
-    track(emit(to, event, ...args).catch((err: unknown) => logger.warn({ err, rooms: to, event }, 'event not fanned out; what it tells is stored')));
-    return Promise.resolve();
-  };
   const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis, fanOut);
+  const receipts = createCommandReceipts(redis);
 
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
@@ -221,10 +211,8 @@ export function createIngest(deps: IngestDeps) {
       throw err;
     }
 
+    // The value's pin:update and the write's `command` event went out with the store step.
     const updatedAt = at.toISOString();
-    const event = { deviceId: input.deviceId, pin: pin.name, value: input.value, updatedAt, seq: stored.seq };
-    void fanOut([rooms.project(stored.projectId), rooms.device(input.deviceId)], 'pin:update', event);
-    if (stored.command) void receipts.announce(stored.command);
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
       track(

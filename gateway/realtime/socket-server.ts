@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdapter } from '@socket.io/redis-adapter';
+import { SOCKET_IO_KEY } from '../../common/device-event-route';
 import { Server } from 'socket.io';
 import { corkPerLoopIteration } from '../../common/cork';
 import { z } from 'zod';
@@ -41,7 +42,7 @@ export function createSocketServer(deps: SocketServerDeps) {
   const { stores, ingest, logger } = deps;
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(deps.httpServer, {
     path: '/socket.io',
-    adapter: createAdapter(deps.pub, deps.sub),
+    adapter: createAdapter(deps.pub, deps.sub, { key: SOCKET_IO_KEY }),
   });
   // A client's WebSocket frames of one event-loop iteration leave in one socket write (common/cork.ts).
   deps.httpServer.on('upgrade', (_req: unknown, socket: Duplex) => corkPerLoopIteration(socket));

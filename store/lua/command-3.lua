@@ -2,12 +2,15 @@
 -- command is made, queued, by the ingest step of its write (store-point-12.lua).
 -- KEYS: 1 device:{id}, 2 command:{commandId}, 3 device:{id}:state
 -- ARGV: 1 the state to move to (sent, acknowledged, expired, superseded), 2 the time (ISO),
---       3 the states it may move from (comma-separated), 4 the device id the command must belong to
+--       3 the states it may move from (comma-separated), 4 the device id the command must belong to,
+--       5–7 where the device's events are published (lib/device-events.lua)
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
 -- the device acknowledges it by publishing the same value there (store-point-12.lua) or its id on
--- `{root}/{id}/ack`. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
+-- `{root}/{id}/ack`. A move publishes the command's `command` event (docs/realtime.md) in the same
+-- step. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
 -- sequence number when changed (docs/realtime.md) | 0}, or nil when the
 -- device or the command does not exist (or the command is another device's).
+-- #include lib/device-events.lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local json = redis.call('GET', KEYS[2])
 if not json then return nil end
@@ -30,4 +33,6 @@ elseif ARGV[1] == 'acknowledged' then
 end
 local out = cjson.encode(c)
 redis.call('SET', KEYS[2], out, 'KEEPTTL')
-return {out, 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, c.projectId, c.deviceId, 'command', commandEvent(c, seq))
+return {out, 1, seq}

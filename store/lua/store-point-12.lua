@@ -7,15 +7,17 @@
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command record, queued, without its
 --       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
---       kept (s), 13 how many records a device keeps, 14.. quadruples per threshold rule: see the alarm
---       block at the end
+--       kept (s), 13 how many records a device keeps, 14–16 where the device's events are published
+--       (lib/device-events.lua), 17.. quadruples per threshold rule: see the alarm block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
+-- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
---          acknowledged command id or '', the device's event sequence number, the command record
---          written (JSON) or '', its event sequence number or 0, crossed rule ids...};
+--          acknowledged command id or '', the command record written (JSON) or '', its event
+--          sequence number or 0, crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
+-- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
@@ -92,7 +94,9 @@ if ARGV[7] == '1' then
   if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
 end
 -- Live views (docs/realtime.md): the pin:update of this value carries the device's next sequence number.
+local route = {ARGV[14], ARGV[15], ARGV[16]}
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+publishDeviceEvent(route, projectId, ARGV[9], 'pin:update', {deviceId = ARGV[9], pin = pin, value = value, updatedAt = iso, seq = seq})
 -- Commands: the write's record, queued, in the same step as its value (its `command` event follows
 -- the value's pin:update); it moves on through command-3.lua.
 local record, commandSeq = '', 0
@@ -103,13 +107,14 @@ if command then
   redis.call('ZADD', KEYS[12], command.createdMs, command.id)
   redis.call('ZREMRANGEBYRANK', KEYS[12], 0, -(tonumber(ARGV[13]) + 1))
   commandSeq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  publishDeviceEvent(route, projectId, ARGV[9], 'command', commandEvent(command, commandSeq))
 end
-local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, seq, record, commandSeq}
+local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, record, commandSeq}
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
 -- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
-for i = 14, #ARGV, 4 do
+for i = 17, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
   if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end

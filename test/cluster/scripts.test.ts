@@ -9,7 +9,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Cluster, Redis as RedisClient } from 'ioredis';
+import type { Socket } from 'node:net';
+import { Cluster } from 'ioredis';
 import { hashSecret } from '../../common/credentials';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
@@ -28,6 +29,7 @@ import { createLogger } from '../../common/logger';
 import { storePoint } from '../../store/store-point';
 import type { NotificationRule } from '../../common/contracts';
 import { testConfig } from '../harness/config';
+import { monitorCommands } from '../helpers/redis-monitor';
 import { eventually } from '../helpers/wait';
 
 const LUA = join(__dirname, '..', '..', 'store', 'lua');
@@ -39,8 +41,7 @@ const nameBySha = new Map(scripts.map((name) => [scriptSha(name), name]));
 let redis: Redis;
 let db: HistoryDatabase;
 let stores: Stores;
-const monitors: RedisClient[] = [];
-const watchers: RedisClient[] = [];
+const monitors: Socket[] = [];
 const ran = new Set<string>();
 const config = testConfig({ TEMPORAL_TASK_QUEUE: `cluster-scripts-${randomUUID()}` });
 const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
@@ -56,11 +57,7 @@ beforeAll(async () => {
   await (redis as Cluster).ping();
   // A monitor of its own per master (not a Cluster node's connection, which serves the stores).
   for (const node of (redis as Cluster).nodes('master')) {
-    const watcher = new RedisClient({ host: node.options.host, port: node.options.port, connectionName: 'test-cluster-scripts-monitor' });
-    watchers.push(watcher);
-    const monitor = await watcher.monitor();
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      const [command, shaOrBody] = args;
+    const monitor = await monitorCommands(node.options.host as string, node.options.port as number, ([command, shaOrBody]) => {
       const kind = command?.toLowerCase();
       if ((kind !== 'evalsha' && kind !== 'eval') || shaOrBody === undefined) return;
       const name = nameBySha.get(kind === 'eval' ? createHash('sha1').update(shaOrBody).digest('hex') : shaOrBody);
@@ -71,7 +68,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const client of [...monitors, ...watchers]) client.disconnect();
+  for (const monitor of monitors) monitor.destroy();
   await Promise.allSettled([redis?.quit(), db?.close()]);
 });
 

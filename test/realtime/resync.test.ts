@@ -1,15 +1,23 @@
 /**
  * Live views that never miss an update (issue 17, item 4, docs/realtime.md): every device event
  * carries a sequence number that only grows; a client that drops 10 events in a burst sees the
- * gap, asks for a resync and ends with the same latest values as the server.
+ * gap, asks for a resync and ends with the same latest values as the server. A device's
+ * `pin:update` and `command` events are published by the script that makes the change: the store
+ * step alone, with no node code after it (as if the node stopped right after its script ran),
+ * shows the value and the write's command with their sequence numbers, and a command's move alone
+ * its next state.
  */
+import { randomUUID } from 'node:crypto';
 import type { DeviceSnapshotEvent } from '../../common/contracts';
 import { LiveView, type Applied } from '../../common/live-view';
 import { createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
-import { connectSocket, emitWithAck, type ClientSocket } from '../helpers/socket';
+import { collect, connectSocket, emitWithAck, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
+import { idInShardOf } from '../../common/shard-ids';
+import { createCommandStore } from '../../store/commands';
+import { storePoint } from '../../store/store-point';
 
 let stack: Stack;
 let owner: TestUser;
@@ -53,9 +61,9 @@ test('a client that drops 10 events in a burst detects the gap, resyncs and ends
   };
   /**
    * Every event of the device made after the subscription counts toward its sequence, whatever its
-   * kind. An event of the write before it can still arrive after the ack (its command's `queued` is
-   * published after the write is answered, and on a Redis Cluster it reaches the adapter's
-   * subscriber through another master's cluster bus): the ack's seq covers it and the view drops it.
+   * kind. An event of the write before it can still arrive after the ack (on a Redis Cluster it
+   * reaches the adapter's subscriber through another master's cluster bus): the ack's seq covers
+   * it and the view drops it.
    */
   const take = (deviceId: string, seq: number | undefined, apply: Parameters<LiveView['event']>[2]) => {
     if (seq !== undefined && seq <= subscribedAt) {
@@ -108,4 +116,56 @@ test('subscribe to a project acks every device’s sequence; resync of a project
   const stranger = await connectSocket(stack.baseUrl, (await registerUser(stack.request)).token);
   sockets.push(stranger);
   expect(await emitWithAck(stranger, 'resync', { projectId })).toMatchObject({ success: false, error: { code: 'PROJECT_NOT_FOUND' } });
+});
+
+test('the store step alone shows a write and its command; a move alone shows the command’s next state', async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  const byProject = await subscribedSocket(stack.baseUrl, owner.token, { projectId });
+  const byDevice = await subscribedSocket(stack.baseUrl, owner.token, { deviceId: device.id });
+  sockets.push(byProject, byDevice);
+  const updates = [collect(byProject, 'pin:update'), collect(byDevice, 'pin:update')];
+  const commands = [collect(byProject, 'command'), collect(byDevice, 'command')];
+  const seqBefore = Number(await stack.redis.hget(keys.device(device.id), 'seq'));
+
+  const at = new Date();
+  const createdAt = new Date().toISOString();
+  const commandId = idInShardOf(device.id);
+  const value = `v-${randomUUID()}`;
+  await storePoint(stack.redis, {
+    deviceId: device.id,
+    pin: 'V7',
+    value,
+    at,
+    historyStream: keys.historyStream(stack.config.TEMPORAL_TASK_QUEUE),
+    historyStreamMax: 1_000_000,
+    towardDevice: true,
+    fromDevice: false,
+    wakeTtlS: 1,
+    ruleStates: [],
+    outbox: keys.outbox(stack.config.TEMPORAL_TASK_QUEUE),
+    command: {
+      id: commandId,
+      deviceId: device.id,
+      pin: 'V7',
+      value,
+      state: 'queued',
+      createdAt,
+      createdMs: Date.parse(createdAt),
+      sentAt: null,
+      acknowledgedAt: null,
+      expiresAt: null,
+    },
+  });
+
+  const queued = { id: commandId, deviceId: device.id, pin: 'V7', value, state: 'queued', createdAt, sentAt: null, acknowledgedAt: null, expiresAt: null };
+  await eventually(() => {
+    for (const seen of updates) expect(seen).toEqual([{ deviceId: device.id, pin: 'V7', value, updatedAt: at.toISOString(), seq: seqBefore + 1 }]);
+    for (const seen of commands) expect(seen).toEqual([{ ...queued, seq: seqBefore + 2 }]);
+  });
+
+  const sentAt = new Date().toISOString();
+  expect((await createCommandStore(stack.redis).move(device.id, commandId, 'sent', sentAt))?.changed).toBe(true);
+  await eventually(() => {
+    for (const seen of commands) expect(seen).toEqual([{ ...queued, seq: seqBefore + 2 }, { ...queued, state: 'sent', sentAt, seq: seqBefore + 3 }]);
+  });
 });

@@ -1,0 +1,33 @@
+import { connect, type Socket } from 'node:net';
+
+/**
+ * MONITOR on one Redis server over a plain socket: `onCommand` gets each command the server runs
+ * (its name and arguments as MONITOR quotes them). Resolves once the server confirmed MONITOR.
+ * Not ioredis `monitor()`: it enters monitoring mode a promise job after MONITOR's `OK`, so lines
+ * that arrive in the same read as the `OK` (a busy server) are taken for command replies and raise
+ * "Command queue state error".
+ */
+export function monitorCommands(host: string, port: number, onCommand: (args: string[]) => void): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port }, () => socket.write('MONITOR\r\n'));
+    let buffered = '';
+    let confirmed = false;
+    socket.setEncoding('latin1');
+    socket.once('error', reject);
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split('\r\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!confirmed) {
+          if (line !== '+OK') return reject(new Error(`MONITOR refused: ${line}`));
+          confirmed = true;
+          resolve(socket);
+          continue;
+        }
+        const quoted = line.indexOf('"');
+        if (quoted >= 0) onCommand(line.slice(quoted + 1, -1).split('" "'));
+      }
+    });
+  });
+}
