@@ -1,5 +1,4 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { rooms } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { hsetWhileExists } from '../store/lua/hset-if-exists';
 import { deviceReportedAt, parseLatestValue } from '../store/latest-value';
@@ -38,7 +37,7 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
 const laterIso = (a: string, b: string | null): string => (b !== null && b > a ? b : a);
 
 /** Activities that read and write the Redis mirror the gateway's hot path reads. */
-export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
+export function createMirrorActivities({ redis, logger }: ActivityDeps) {
   const alarmStore = createAlarmStore(redis);
   /** The check-back read: the device's and some pins' last-seen times, as the gateway wrote them. */
   async function readLastSeen({ deviceId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
@@ -102,23 +101,11 @@ export function createMirrorActivities({ redis, emit, logger }: ActivityDeps) {
     },
 
 
-    /** Writes status, statusChangedAt and lastSeen, then emits `device:status` to the project and device rooms when the status changed. */
+    /** Writes status, statusChangedAt and lastSeen; a change publishes its `device:status` in the same step (store/device-mirror.ts). */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
-      const { written, lastSeen, seq } = await writeStatus(redis, req);
-      if (!written) {
-        logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
-        return { written: false, lastSeen: null };
-      }
-      // The mirror already said so (the gateway wrote it ahead, or a heal found it right): that event went out already.
-      if (seq === 0) return { written: true, lastSeen };
-      await emit([rooms.project(req.projectId), rooms.device(req.deviceId)], 'device:status', {
-        deviceId: req.deviceId,
-        status: req.status,
-        lastSeen,
-        reason: req.status === 'offline' ? (req.disconnectReason ?? null) : null,
-        seq,
-      });
-      return { written: true, lastSeen };
+      const { written, lastSeen } = await writeStatus(redis, req);
+      if (!written) logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
+      return { written, lastSeen };
     },
 
     async writeInfo({ deviceId, ...info }: WriteInfoRequest): Promise<{ written: boolean }> {

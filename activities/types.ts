@@ -83,7 +83,6 @@ export interface AwaitSilenceRequest {
 
 export interface WriteStatusRequest {
   deviceId: string;
-  projectId: string;
   status: DeviceStatus;
   statusChangedAt: string;
   lastSeen: string | null;

@@ -12,7 +12,6 @@ import { createMetricsServer } from './metrics-server';
 import { docsUi } from './openapi/docs-ui';
 import { buildOpenApiDocument } from './openapi/document';
 import { staticDashboard } from './http/static-dashboard';
-import { createRoomEmitter } from '../activities/socket-events';
 import { healthRoutes, type ReadinessCheck } from './health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
@@ -34,7 +33,7 @@ import { simpleApiSettingRoutes } from './routes/simple-api-settings';
 import { widgetRoutes } from './routes/widgets';
 import type { RouteDeps } from './route-deps';
 
-export interface GatewayComponents extends Omit<RouteDeps, 'revocations' | 'emit'> {
+export interface GatewayComponents extends Omit<RouteDeps, 'revocations'> {
   metrics: Metrics;
   /** Socket.IO adapter connections: a normal one to publish, a dedicated one to subscribe. */
   pub: Redis;
@@ -90,10 +89,8 @@ export function createGateway(components: GatewayComponents): Gateway {
     logger,
   });
   metrics.gauge('dds_socketio_connections', 'Socket.IO clients connected to this node', () => sockets.io.engine.clientsCount);
-  const emit = createRoomEmitter(components.pub);
   const through = (door: 'data' | 'external' | 'simple'): RouteDeps => ({
     ...components,
-    emit,
     revocations: sockets.revocations,
     ingest: meteredIngest(components.ingest, metrics, door),
   });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { createRoomEmitter } from '../activities/socket-events';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
@@ -115,13 +114,11 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () =>
     Math.max(0, ...lags().map((lag) => lag.lagSeconds)),
   );
-  const events = createRoomEmitter(redis);
-  const statusAhead = createStatusAhead({ redis, emit: events, logger, outbox: keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE) });
+  const statusAhead = createStatusAhead({ redis, outbox: keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE) });
   const ingest = createIngest({
     redis,
     mqtt,
     statusAhead,
-    emit: events,
     rules,
     outbox,
     logger,

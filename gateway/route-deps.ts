@@ -1,4 +1,3 @@
-import type { EmitToRooms } from '../activities/socket-events';
 import type { Config } from '../common/config';
 import type { NotificationRecord } from '../common/contracts';
 import type { Logger } from '../common/logger';
@@ -20,8 +19,6 @@ export interface RouteDeps {
   broker: BrokerCredentials;
   /** Takes rooms and sessions away from open Socket.IO connections on every node. */
   revocations: SocketRevocations;
-  /** Emits Socket.IO events to rooms on every node. */
-  emit: EmitToRooms;
   /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
   notify: (record: NotificationRecord) => Promise<void>;
   /** Carries out the outbox intents a store step just wrote (what fails stays for the relay). */

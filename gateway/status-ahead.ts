@@ -5,42 +5,29 @@
  *
  * One Redis step (write-status-ahead-3.lua) writes the mirror's `online` (marked `statusAhead`,
  * never over a later change) and the twin's signal as a `twin-online` outbox intent, so the twin is
- * told of every `online` written ahead of it even if Temporal is down now; then `device:status`.
+ * told of every `online` written ahead of it even if Temporal is down now, and its `device:status`.
  * Temporal is not on this path: a storm of reconnects costs Redis round trips, and the outbox relay
  * hands the signals to the twins at the pace Temporal takes them.
  */
-import { rooms } from '../common/contracts';
-import type { Logger } from '../common/logger';
 import type { Redis } from '../common/redis';
-import type { EmitToRooms } from '../activities/socket-events';
 import { writeStatusAhead } from '../store/device-mirror';
 
 export interface StatusAheadDeps {
   redis: Redis;
-  emit: EmitToRooms;
-  logger: Logger;
   /** The outbox stream the twin's `twin-online` intent is written to. */
   outbox: string;
 }
 
-export function createStatusAhead({ redis, emit, logger, outbox }: StatusAheadDeps) {
+export function createStatusAhead({ redis, outbox }: StatusAheadDeps) {
   return {
     /**
      * Activity at `at` from a device (its `online` status, or a value on `pin` while the mirror did
      * not show it online): lastSeen, and when the mirror does not show it online, `online` ahead of
-     * the twin with the twin's intent, and `device:status`. A status `online` always tells the twin
+     * the twin with the twin's intent and `device:status`. A status `online` always tells the twin
      * (one signal per connect): it may hold an offline the mirror does not show yet.
      */
     async online(deviceId: string, at: string, pin?: string): Promise<void> {
-      const ahead = await writeStatusAhead(redis, { deviceId, at, outbox, ...(pin === undefined ? { always: true } : { pin }) });
-      if (!ahead.written) return;
-      await emit([rooms.project(ahead.projectId), rooms.device(deviceId)], 'device:status', {
-        deviceId,
-        status: 'online',
-        lastSeen: ahead.lastSeen,
-        reason: null,
-        seq: ahead.seq,
-      }).catch((err: unknown) => logger.warn({ err, deviceId }, 'device:status not fanned out; the mirror shows online'));
+      await writeStatusAhead(redis, { deviceId, at, outbox, ...(pin === undefined ? { always: true } : { pin }) });
     },
   };
 }

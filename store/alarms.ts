@@ -1,4 +1,5 @@
 import type { Alarm, AlarmSeverity } from '../common/contracts';
+import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import type { AlarmReading } from '../activities/types';
@@ -22,8 +23,6 @@ export interface AlarmChange {
   alarm: Alarm;
   /** False when the call found it already so (a repeated raise, acknowledge or clear). */
   changed: boolean;
-  /** When changed: the device's event sequence number the `alarm` event carries (docs/realtime.md). */
-  seq: number;
 }
 
 export interface AlarmFilter {
@@ -50,16 +49,17 @@ function toAlarm(json: string): Alarm {
 
 /**
  * Alarms (docs/alarms.md): one record per threshold rule and device, in `device:{id}:alarms`
- * (deleted with the device). Every change is one script (alarm-change-3.lua).
+ * (deleted with the device). Every change is one script (alarm-change-3.lua), which publishes its
+ * `alarm` event in the same step.
  */
 export function createAlarmStore(redis: Redis) {
   async function change(deviceId: string, ruleId: string, op: string, at: string, arg = ''): Promise<AlarmChange | null> {
     const reply = (await CHANGE(
       redis,
       [keys.device(deviceId), keys.deviceAlarms(deviceId), keys.deviceRuleState(deviceId)],
-      [op, ruleId, at, arg],
-    )) as [string, number, number] | null;
-    return reply ? { alarm: toAlarm(reply[0]), changed: Number(reply[1]) === 1, seq: Number(reply[2]) } : null;
+      [op, ruleId, at, arg, ...deviceEventRoute],
+    )) as [string, number] | null;
+    return reply ? { alarm: toAlarm(reply[0]), changed: Number(reply[1]) === 1 } : null;
   }
 
   return {

@@ -1,4 +1,5 @@
 import type { DisconnectReason } from '../common/contracts';
+import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
@@ -19,12 +20,12 @@ export interface StatusWrite {
 /**
  * Writes status, statusChangedAt, lastSeen (which only moves forward) and the disconnect reason
  * (kept while offline); going offline clears the wake marker; an `online` written ahead by the
- * gateway is confirmed (or corrected). Returns the lastSeen now stored and the device's next event
- * sequence number when the status changed (`seq` 0: the mirror already said so, no `device:status`
- * is due), or `written: false` when the device is gone.
+ * gateway is confirmed (or corrected). A change of status, statusChangedAt or reason publishes its
+ * `device:status` in the same step (write-status-3.lua; none when the mirror already said so).
+ * Returns the lastSeen now stored, or `written: false` when the device is gone.
  */
-export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null; seq: number }> {
-  const [written, seen, seq] = (await WRITE_STATUS(
+export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null }> {
+  const [written, seen] = (await WRITE_STATUS(
     redis,
     [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId)],
     [
@@ -33,9 +34,11 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
       req.lastSeen ?? '',
       req.status === 'offline' ? (req.disconnectReason ?? '') : '',
       req.firstStatus ? '1' : '',
+      req.deviceId,
+      ...deviceEventRoute,
     ],
-  )) as [number, string, number];
-  return written === 1 ? { written: true, lastSeen: seen || null, seq: Number(seq) } : { written: false, lastSeen: null, seq: 0 };
+  )) as [number, string];
+  return written === 1 ? { written: true, lastSeen: seen || null } : { written: false, lastSeen: null };
 }
 
 /** The gateway's write ahead of the twin, with the twin's signal as an outbox intent (write-status-ahead-3.lua). */
@@ -47,8 +50,6 @@ export interface StatusAhead {
   /** The mirror's status after the call ('' when it has none). */
   status: string;
   lastSeen: string | null;
-  /** The `device:status` event's sequence number when written, else 0. */
-  seq: number;
   /** The device's project ('' when the device is gone). */
   projectId: string;
 }
@@ -56,8 +57,8 @@ export interface StatusAhead {
 /**
  * Activity from a device at `at` (a status `online`, or a value on `pin`): moves lastSeen forward
  * and, unless the mirror shows online already or changed status at or after `at`, writes `online`
- * ahead of the twin and the `twin-online` intent to `outbox` in the same step (`always`: the intent
- * also when the mirror shows online). Nothing is written
+ * ahead of the twin, with the `twin-online` intent to `outbox` and its `device:status` in the same
+ * step (`always`: the intent also when the mirror shows online). Nothing is written
  * for a device that is gone (`written: false`, status '').
  */
 export async function writeStatusAhead(
@@ -67,8 +68,8 @@ export async function writeStatusAhead(
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
     [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId)],
-    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : ''],
+    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute],
   )) as [number, string, string, number, string];
-  const [written, status, seen, seq, projectId] = reply;
-  return { written: written === 1, status, lastSeen: seen || null, seq: Number(seq), projectId };
+  const [written, status, seen, , projectId] = reply;
+  return { written: written === 1, status, lastSeen: seen || null, projectId };
 }

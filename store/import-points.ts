@@ -1,3 +1,4 @@
+import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
@@ -5,7 +6,7 @@ import { luaScript } from './lua/load';
 /**
  * A bulk import of past readings in one Redis step (import-points-4.lua): the readings go to the
  * history stream as one bulk entry (store/history-stream.ts), and each pin's latest value moves to
- * its newest reading unless a newer value is there. Throws StoreError DEVICE_GONE, or
+ * its newest reading unless a newer value is there, publishing its pin:update in the same step. Throws StoreError DEVICE_GONE, or
  * HISTORY_BACKLOG when the readings do not fit in the history stream, having written nothing.
  */
 const run = luaScript('import-points-4');
@@ -18,11 +19,6 @@ export interface ImportReading {
   ms: number;
 }
 
-export interface ImportResult {
-  projectId: string;
-  /** The latest values the import moved. */
-  moved: { pin: string; value: string; updatedAt: string; seq: number }[];
-}
 
 /** Each pin's newest reading (the later one of equal times), as pin, value, ISO time. */
 function newestPerPin(readings: readonly ImportReading[]): string[] {
@@ -37,7 +33,7 @@ function newestPerPin(readings: readonly ImportReading[]): string[] {
 export async function importPoints(
   redis: Redis,
   input: { deviceId: string; readings: readonly ImportReading[]; historyStream: string; historyStreamMax: number },
-): Promise<ImportResult> {
+): Promise<{ projectId: string }> {
   const entry: (string | number)[] = [input.deviceId];
   for (const r of input.readings) entry.push(r.ms, r.pin, r.value);
   const reply = (await run(
@@ -48,12 +44,7 @@ export async function importPoints(
       streamOf(input.historyStream, input.deviceId),
       keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
     ],
-    [input.historyStreamMax, input.readings.length, JSON.stringify(entry), ...newestPerPin(input.readings)],
-  )) as (string | number)[];
-  const [projectId, ...flat] = reply;
-  const moved: ImportResult['moved'] = [];
-  for (let i = 0; i + 3 < flat.length; i += 4) {
-    moved.push({ pin: String(flat[i]), value: String(flat[i + 1]), updatedAt: String(flat[i + 2]), seq: Number(flat[i + 3]) });
-  }
-  return { projectId: String(projectId), moved };
+    [input.historyStreamMax, input.readings.length, JSON.stringify(entry), input.deviceId, ...deviceEventRoute, ...newestPerPin(input.readings)],
+  )) as [string];
+  return { projectId: String(reply[0]) };
 }

@@ -150,7 +150,6 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         const at = s.statusChangedAt ?? twin.isoOf(nowMs());
         const result = await durable.writeStatus({
           deviceId,
-          projectId,
           status: s.status,
           statusChangedAt: at,
           lastSeen: s.lastSeen,

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { idInShardOf } from '../../common/shard-ids';
-import { rooms, type NotificationRecord } from '../../common/contracts';
+import type { NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
-import type { EmitToRooms } from '../../activities/socket-events';
 import { createCommandReceipts } from '../../activities/command-receipts';
 import type { StoredCommand } from '../../store/commands';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
-import { importPoints, type ImportReading, type ImportResult } from '../../store/import-points';
+import { importPoints, type ImportReading } from '../../store/import-points';
 import { storePoint, type StorePointResult } from '../../store/store-point';
 import { STORE_ERROR_HTTP } from '../http/error-handler';
 import { ruleEdgeOf } from './alarm-edges';
@@ -51,7 +50,6 @@ export interface IngestDeps {
   mqtt: MqttClient;
   /** A value from a device the mirror shows offline shows it online ahead of its twin, and tells the twin (gateway/status-ahead.ts). */
   statusAhead: StatusAhead;
-  emit: EmitToRooms;
   rules: ThresholdRuleCache;
   /** The outbox stream a threshold crossing's notification is written to, in the same step as the value. */
   outbox: string;
@@ -129,7 +127,7 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  * Callers map the typed result to their own answer.
  */
 export function createIngest(deps: IngestDeps) {
-  const { redis, mqtt, emit, rules, logger } = deps;
+  const { redis, mqtt, rules, logger } = deps;
   /** Work the pipeline started and does not wait for (a command's move to sent, showing a device online ahead of its twin). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
@@ -237,8 +235,8 @@ export function createIngest(deps: IngestDeps) {
 
   /**
    * A bulk import of past readings (POST /data/{id}/bulk with timestamps): the same checks per
-   * reading, then one store step for all that pass (history stream + latest values), and one
-   * pin:update per pin whose latest value moved. Imports fire no threshold rule and are not sent to
+   * reading, then one store step for all that pass (history stream + latest values, and one
+   * pin:update per pin whose latest value moved). Imports fire no threshold rule and are not sent to
    * the device, as for one import through `ingest`. Results in the order of the readings.
    */
   async function importReadings(
@@ -251,16 +249,13 @@ export function createIngest(deps: IngestDeps) {
       return valueFits(pin, r.value) ? { pin: pin.name, value: r.value, ms: r.at.getTime() } : 'VALUE_TOO_LARGE';
     });
     const valid = checked.flatMap((c) => (typeof c === 'string' ? [] : [c]));
-    let stored: ImportResult;
+    let stored: { projectId: string };
     try {
       stored = await importPoints(redis, { deviceId, readings: valid, historyStream: deps.historyStream, historyStreamMax: deps.historyStreamMax });
     } catch (err) {
       if (err instanceof StoreError && err.code === 'DEVICE_GONE') return { ok: false, code: 'DEVICE_NOT_FOUND' };
       throw err;
     }
-    await Promise.all(
-      stored.moved.map((m) => emit([rooms.project(stored.projectId), rooms.device(deviceId)], 'pin:update', { deviceId, ...m })),
-    );
     const results = checked.map((c): IngestResult =>
       typeof c === 'string'
         ? { ok: false, code: c }

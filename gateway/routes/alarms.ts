@@ -1,6 +1,5 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { alarmRooms } from '../../activities/alarms';
 import { ALARM_SEVERITIES, type Alarm } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
@@ -26,7 +25,7 @@ export const listQuery = z.object({
  * and clear. An alarm of a project the caller is not in is a 404. Acknowledging or clearing again
  * is a 200 that changes nothing.
  */
-export function alarmRoutes({ stores, emit }: RouteDeps): Router {
+export function alarmRoutes({ stores }: RouteDeps): Router {
   const router = Router();
 
   async function alarmFor(res: Response, alarmId: string, needed: Role): Promise<Alarm> {
@@ -36,10 +35,9 @@ export function alarmRoutes({ stores, emit }: RouteDeps): Router {
     return alarm;
   }
 
-  /** Answers with the alarm after a change, emitting `alarm` when it did change. */
-  async function answer(res: Response, change: AlarmChange | null): Promise<void> {
+  /** Answers with the alarm after a change (whose step published its `alarm` event when it did change). */
+  function answer(res: Response, change: AlarmChange | null): void {
     if (!change) throw new AppError('ALARM_NOT_FOUND');
-    if (change.changed) await emit(alarmRooms(change.alarm), 'alarm', { ...change.alarm, seq: change.seq });
     sendData(res, change.alarm);
   }
 
@@ -55,13 +53,13 @@ export function alarmRoutes({ stores, emit }: RouteDeps): Router {
 
   router.post('/alarms/:alarmId/acknowledge', async (req, res) => {
     const alarm = await alarmFor(res, req.params.alarmId, 'editor');
-    await answer(res, await stores.alarms.acknowledge(alarm.deviceId, alarm.ruleId, userIdOf(res), new Date().toISOString()));
+    answer(res, await stores.alarms.acknowledge(alarm.deviceId, alarm.ruleId, userIdOf(res), new Date().toISOString()));
   });
 
   /** A clear by hand also forgets the rule's edge state: a value still inside raises the alarm anew. */
   router.post('/alarms/:alarmId/clear', async (req, res) => {
     const alarm = await alarmFor(res, req.params.alarmId, 'editor');
-    await answer(res, await stores.alarms.clear(alarm.deviceId, alarm.ruleId, new Date().toISOString(), true));
+    answer(res, await stores.alarms.clear(alarm.deviceId, alarm.ruleId, new Date().toISOString(), true));
   });
 
   return router;

@@ -2,12 +2,15 @@
 -- field rule id of device:{id}:alarms, JSON (contracts.ts Alarm, plus lastEdgeId).
 -- KEYS: 1 device:{id}, 2 device:{id}:alarms, 3 device:{id}:rule-state
 -- ARGV: 1 op: raise | clear | clear-by-user | acknowledge, 2 rule id, 3 the time to record (ISO),
---       4 raise: the alarm as a first raise makes it (JSON); acknowledge: the user id
+--       4 raise: the alarm as a first raise makes it (JSON); acknowledge: the user id; else '',
+--       5–7 where the device's events are published (lib/device-events.lua)
 -- A raise of an edge already applied (lastEdgeId) changes nothing; a raise while active updates
 -- the record (count, value, last raised), one on a cleared alarm makes it active and unacknowledged
 -- again. A clear by a user also forgets the rule's edge state, so a value inside raises it anew.
--- Returns {alarm JSON, 1 changed | 0 unchanged, the device's next event sequence number when
--- changed (docs/realtime.md) | 0}, or nil when the device does not exist or (but for raise) the alarm does not.
+-- A change publishes its `alarm` event (docs/realtime.md) to the rooms of the alarm's project and
+-- device in the same step.
+-- Returns {alarm JSON, 1 changed | 0 unchanged}, or nil when the device does not exist or (but for raise) the alarm does not.
+-- #include lib/device-events.lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local op, ruleId, at = ARGV[1], ARGV[2], ARGV[3]
 local current = redis.call('HGET', KEYS[2], ruleId)
@@ -49,8 +52,11 @@ elseif alarm.state == 'active' then
   changed = true
   if op == 'clear-by-user' then redis.call('HDEL', KEYS[3], ruleId) end
 end
+local json = cjson.encode(alarm)
 if changed then
-  redis.call('HSET', KEYS[2], ruleId, cjson.encode(alarm))
-  return {cjson.encode(alarm), 1, redis.call('HINCRBY', KEYS[1], 'seq', 1)}
+  redis.call('HSET', KEYS[2], ruleId, json)
+  local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, alarm.projectId, alarm.deviceId, 'alarm', alarmEvent(alarm, seq))
+  return {json, 1}
 end
-return {cjson.encode(alarm), 0, 0}
+return {json, 0}

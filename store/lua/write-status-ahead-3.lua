@@ -8,10 +8,13 @@
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
 -- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
 --       4 '1' to write the intent even when the mirror shows online already (a status `online`:
---       the twin may hold an offline the mirror does not show yet, and must see this after it).
+--       the twin may hold an offline the mirror does not show yet, and must see this after it),
+--       5–7 where the device's events are published (lib/device-events.lua).
+-- An `online` written publishes its `device:status` (docs/realtime.md) in the same step.
 -- Returns {written 1|0, status now ('' for none), lastSeen or '', seq (0 when not written), projectId};
 -- {0, '', '', 0, ''} when the device is gone.
 -- #include lib/outbox.lua
+-- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return {0, '', '', 0, ''} end
 local at = ARGV[2]
@@ -31,4 +34,6 @@ end
 redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
 redis.call('HDEL', KEYS[2], 'disconnectReason')
 writeIntent(KEYS[3], 'twin-online', cjson.encode(payload))
-return {1, 'online', seen, redis.call('HINCRBY', KEYS[1], 'seq', 1), projectId}
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, projectId, ARGV[1], 'device:status', statusEvent(ARGV[1], 'online', seen, nil, seq))
+return {1, 'online', seen, seq, projectId}

@@ -87,6 +87,9 @@ test('a value oscillating around the threshold inside the clear band raises one 
     expect(await alarmsOf(banded.id)).toEqual([expect.objectContaining({ id: alarm!.id, state: 'active', raisedCount: 2, value: '33' })]),
   );
   await eventually(() => expect(events.filter((e) => e.id === alarm!.id).map((e) => e.state)).toEqual(['cleared', 'active']));
+  // The event shows the record as the API does, with the device's sequence number.
+  const [stored] = await alarmsOf(banded.id);
+  expect(events.filter((e) => e.id === alarm!.id).at(-1)).toEqual({ ...stored, seq: expect.any(Number) });
 }, 40_000);
 
 test('no Temporal action per value: 20 values inside the condition are one edge, one signal to the twin', async () => {

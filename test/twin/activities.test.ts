@@ -82,7 +82,7 @@ test('writes for a deleted device leave no keys behind', async () => {
   await redis.del(keys.device(device.deviceId));
   const at = new Date().toISOString();
   expect(
-    await acts.writeStatus({ deviceId: device.deviceId, projectId: device.projectId, status: 'online', statusChangedAt: at, lastSeen: at }),
+    await acts.writeStatus({ deviceId: device.deviceId, status: 'online', statusChangedAt: at, lastSeen: at }),
   ).toEqual({ written: false, lastSeen: null });
   expect(await acts.writeInfo({ deviceId: device.deviceId, firmwareVersion: '1' })).toEqual({ written: false });
   expect(await acts.writeLock({ deviceId: device.deviceId, lock: { pin: 'V1', lockedAt: at, widgetId: null } })).toEqual({
@@ -100,7 +100,6 @@ test('lastSeen in the mirror only moves forward', async () => {
   await redis.hset(keys.deviceState(device.deviceId), 'lastSeen', later); // the gateway's hot path
   const result = await acts.writeStatus({
     deviceId: device.deviceId,
-    projectId: device.projectId,
     status: 'offline',
     statusChangedAt: earlier,
     lastSeen: earlier,
@@ -117,7 +116,7 @@ test('an online written ahead by the gateway: not over a later change, not undon
   const device = await createDevice(redis);
   const base = Date.now();
   const t = (s: number) => new Date(base + s * 1000).toISOString();
-  const req = { deviceId: device.deviceId, projectId: device.projectId };
+  const req = { deviceId: device.deviceId };
   await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(0), lastSeen: null });
   const outbox = `test-outbox-${randomUUID()}`;
   const ahead = (at: string) => writeStatusAhead(redis, { deviceId: device.deviceId, at, outbox });
@@ -129,7 +128,7 @@ test('an online written ahead by the gateway: not over a later change, not undon
   };
   expect(await ahead(t(-1))).toMatchObject({ written: false, status: 'offline', lastSeen: t(-1) });
   expect(await intents()).toEqual([]);
-  expect(await ahead(t(2))).toMatchObject({ written: true, status: 'online', lastSeen: t(2), seq: expect.any(Number) });
+  expect(await ahead(t(2))).toMatchObject({ written: true, status: 'online', lastSeen: t(2) });
   const [intent = []] = await intents();
   expect(intent.slice(0, 3)).toEqual(['type', 'twin-online', 'payload']);
   expect(JSON.parse(intent[3] ?? '')).toEqual({ deviceId: device.deviceId, projectId: device.projectId, at: t(2) });
@@ -156,12 +155,12 @@ test("a twin's first status does not replace an online the gateway wrote ahead d
   const shown = await createDevice(redis);
   // The twin read a mirror without a status; the device connected before the twin's write.
   expect(await writeStatusAhead(redis, { deviceId: shown.deviceId, at: t(1), outbox })).toMatchObject({ written: true, status: 'online' });
-  const first = { projectId: shown.projectId, status: 'offline', statusChangedAt: t(2), lastSeen: null, firstStatus: true } as const;
+  const first = { status: 'offline', statusChangedAt: t(2), lastSeen: null, firstStatus: true } as const;
   expect(await acts.writeStatus({ ...first, deviceId: shown.deviceId })).toEqual({ written: true, lastSeen: t(1) });
   expect(await redis.hgetall(keys.deviceState(shown.deviceId))).toMatchObject({ status: 'online', statusChangedAt: t(1), statusAhead: '1' });
   // A device with no status still gets the twin's.
   const quiet = await createDevice(redis);
-  await acts.writeStatus({ ...first, projectId: quiet.projectId, deviceId: quiet.deviceId });
+  await acts.writeStatus({ ...first, deviceId: quiet.deviceId });
   expect(await redis.hgetall(keys.deviceState(quiet.deviceId))).toMatchObject({ status: 'offline', statusChangedAt: t(2) });
   for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
 });
@@ -194,7 +193,7 @@ test('device:status and notification reach a Socket.IO server on the Redis adapt
     });
 
     const at = new Date().toISOString();
-    await acts.writeStatus({ deviceId: device.deviceId, projectId: device.projectId, status: 'online', statusChangedAt: at, lastSeen: at });
+    await acts.writeStatus({ deviceId: device.deviceId, status: 'online', statusChangedAt: at, lastSeen: at });
     const r = record(device, { type: 'no_data', title: 'No data on V3' });
     await acts.createNotification({ record: r });
 
