@@ -13,8 +13,9 @@ export type EmitToRooms = <Ev extends keyof ServerToClientEvents>(
 /**
  * Socket.IO through @socket.io/redis-emitter with the key prefix of the gateway's classic Redis
  * adapter (`createAdapter`), which delivers it: a project's `notification`. A device's events do
- * not come this way: the script that makes the change publishes them (store/lua/lib/device-events.lua). The emitter publishes fire-and-forget; the
- * client handed to it keeps the publish promises, so the caller can await them.
+ * not come this way: the script that makes the change publishes them
+ * (store/lua/lib/device-events.lua). The emitter publishes fire-and-forget; the client handed to
+ * it keeps the publish promises, so the caller can await them.
  */
 export function createRoomEmitter(redis: Redis): EmitToRooms {
   let published: Promise<unknown>[] = [];

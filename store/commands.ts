@@ -19,8 +19,6 @@ export interface StoredCommand extends Command {
 export interface CommandChange {
   command: StoredCommand;
   changed: boolean;
-  /** When changed: the device's event sequence number the `command` event carries (docs/realtime.md). */
-  seq: number;
 }
 
 /** Which states each state may be reached from. */
@@ -48,8 +46,8 @@ export function createCommandStore(redis: Redis) {
   ];
   const parse = (reply: unknown): CommandChange | null => {
     if (!reply) return null;
-    const [json, changed, seq] = reply as [string, number, number];
-    return { command: JSON.parse(json) as StoredCommand, changed: Number(changed) === 1, seq: Number(seq) };
+    const [json, changed] = reply as [string, number];
+    return { command: JSON.parse(json) as StoredCommand, changed: Number(changed) === 1 };
   };
 
   return {

@@ -1,7 +1,7 @@
 import type { Redis } from '../common/redis';
 import { deviceEventRoute } from '../common/device-event-route';
 import { keys, streamOf } from '../common/redis-keys';
-import { COMMAND_KEEP_S, COMMANDS_PER_DEVICE, type CommandChange, type StoredCommand } from './commands';
+import { COMMAND_KEEP_S, COMMANDS_PER_DEVICE, type StoredCommand } from './commands';
 import { luaScript } from './lua/load';
 
 /**
@@ -72,8 +72,8 @@ export interface StorePointResult {
   superseded: string | null;
   /** The command this device value acknowledged (it echoed the value sent), if any. */
   acknowledged: string | null;
-  /** The write's command as recorded, with the sequence number its `command` event carries; null for no command. */
-  command: CommandChange | null;
+  /** The write's command as recorded; null for no command. */
+  command: StoredCommand | null;
   crossed: string[];
 }
 
@@ -113,7 +113,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, superseded, acknowledged, record, commandSeq, ...crossed] = reply;
+  const [, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
   return {
     projectId: String(projectId),
     online: status === 'online',
@@ -121,7 +121,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
     latest: Number(latest) === 1,
     superseded: superseded ? String(superseded) : null,
     acknowledged: acknowledged ? String(acknowledged) : null,
-    command: record ? { command: JSON.parse(String(record)) as StoredCommand, changed: true, seq: Number(commandSeq) } : null,
+    command: record ? (JSON.parse(String(record)) as StoredCommand) : null,
     crossed: crossed.map(String),
   };
 }

@@ -230,7 +230,7 @@ export function createIngest(deps: IngestDeps) {
     );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await moving;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: stored.command?.command.id ?? null };
+    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: stored.command?.id ?? null };
   }
 
   /**

@@ -7,9 +7,8 @@
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
 -- the device acknowledges it by publishing the same value there (store-point-12.lua) or its id on
 -- `{root}/{id}/ack`. A move publishes the command's `command` event (docs/realtime.md) in the same
--- step. Returns {record JSON, 1 changed | 0 not (another state), the device's next event
--- sequence number when changed (docs/realtime.md) | 0}, or nil when the
--- device or the command does not exist (or the command is another device's).
+-- step. Returns {record JSON, 1 changed | 0 not (another state)}, or nil when the device or the
+-- command does not exist (or the command is another device's).
 -- #include lib/device-events.lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local json = redis.call('GET', KEYS[2])
@@ -20,7 +19,7 @@ local allowed = false
 for from in string.gmatch(ARGV[3], '[^,]+') do
   if c.state == from then allowed = true end
 end
-if not allowed then return {json, 0, 0} end
+if not allowed then return {json, 0} end
 c.state = ARGV[1]
 local awaitField = 'ack:' .. c.pin
 if ARGV[1] == 'sent' then
@@ -33,6 +32,5 @@ elseif ARGV[1] == 'acknowledged' then
 end
 local out = cjson.encode(c)
 redis.call('SET', KEYS[2], out, 'KEEPTTL')
-local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, c.projectId, c.deviceId, 'command', commandEvent(c, seq))
-return {out, 1, seq}
+publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, c.projectId, c.deviceId, 'command', commandEvent(c, redis.call('HINCRBY', KEYS[1], 'seq', 1)))
+return {out, 1}

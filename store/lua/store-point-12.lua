@@ -14,8 +14,7 @@
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
---          acknowledged command id or '', the command record written (JSON) or '', its event
---          sequence number or 0, crossed rule ids...};
+--          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...};
 -- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
@@ -99,17 +98,16 @@ local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 publishDeviceEvent(route, projectId, ARGV[9], 'pin:update', {deviceId = ARGV[9], pin = pin, value = value, updatedAt = iso, seq = seq})
 -- Commands: the write's record, queued, in the same step as its value (its `command` event follows
 -- the value's pin:update); it moves on through command-3.lua.
-local record, commandSeq = '', 0
+local record = ''
 if command then
   command.projectId = projectId
   record = cjson.encode(command)
   redis.call('SET', KEYS[11], record, 'EX', ARGV[12])
   redis.call('ZADD', KEYS[12], command.createdMs, command.id)
   redis.call('ZREMRANGEBYRANK', KEYS[12], 0, -(tonumber(ARGV[13]) + 1))
-  commandSeq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-  publishDeviceEvent(route, projectId, ARGV[9], 'command', commandEvent(command, commandSeq))
+  publishDeviceEvent(route, projectId, ARGV[9], 'command', commandEvent(command, redis.call('HINCRBY', KEYS[1], 'seq', 1)))
 end
-local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, record, commandSeq}
+local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, record}
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,

@@ -180,7 +180,7 @@ test('every script in store/lua runs on the cluster, each through the store call
       expiresAt: null,
     },
   });
-  expect(written.command?.command).toMatchObject({ id: commandId, projectId: project.id, state: 'queued' });
+  expect(written.command).toMatchObject({ id: commandId, projectId: project.id, state: 'queued' });
   expect((await stores.commands.get(commandId))?.state).toBe('queued');
   await persistHistory(device.id);
   expect((await stores.commands.move(device.id, commandId, 'sent', at.toISOString()))?.command.state).toBe('sent');
