@@ -1,15 +1,15 @@
 import { commandTopic } from '../common/mqtt-topics';
+import { createCommandStore } from '../store/commands';
 import { createPendingCommandStore, type PendingCommand } from '../store/pending-commands';
-import { createCommandReceipts } from './command-receipts';
 import type { ActivityDeps } from './deps';
 import type { FlushCommandsResult } from './types';
 
 export function createCommandActivities({ redis, mqtt, topicRoot, logger }: ActivityDeps) {
   const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis);
+  const records = createCommandStore(redis);
   /** Moves a kept command's record (docs/commands.md); commands kept by older versions have none. */
   const receipt = async (deviceId: string, command: PendingCommand, state: 'sent' | 'expired' | 'superseded'): Promise<void> => {
-    if (command.commandId) await receipts.move(deviceId, command.commandId, state);
+    if (command.commandId) await records.move(deviceId, command.commandId, state);
   };
   return {
     /**

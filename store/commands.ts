@@ -52,10 +52,13 @@ export function createCommandStore(redis: Redis) {
 
   return {
     /**
-     * Moves a command to `state` if its current state allows it (see FROM); a move publishes the
-     * command's `command` event in the same step (command-3.lua, docs/realtime.md).
+     * The one place a command's state changes after its write made it (docs/commands.md), for
+     * ingest (sent, superseded, acknowledged by echo), the MQTT bridge (acknowledged on the ack
+     * topic) and the twin's flush (sent, expired, superseded): moves it to `state` at `at` if its
+     * current state allows it (see FROM), and publishes its `command` event in the same step
+     * (command-3.lua, docs/realtime.md). Null when the command (or its device) does not exist.
      */
-    async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string): Promise<CommandChange | null> {
+    async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at = new Date().toISOString()): Promise<CommandChange | null> {
       return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]));
     },
 

@@ -50,8 +50,6 @@ export interface StatusAhead {
   /** The mirror's status after the call ('' when it has none). */
   status: string;
   lastSeen: string | null;
-  /** The device's project ('' when the device is gone). */
-  projectId: string;
 }
 
 /**
@@ -69,7 +67,7 @@ export async function writeStatusAhead(
     redis,
     [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId)],
     [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute],
-  )) as [number, string, string, number, string];
-  const [written, status, seen, , projectId] = reply;
-  return { written: written === 1, status, lastSeen: seen || null, projectId };
+  )) as [number, string, string];
+  const [written, status, seen] = reply;
+  return { written: written === 1, status, lastSeen: seen || null };
 }

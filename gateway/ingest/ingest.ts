@@ -5,8 +5,7 @@ import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
-import { createCommandReceipts } from '../../activities/command-receipts';
-import type { StoredCommand } from '../../store/commands';
+import { createCommandStore, type StoredCommand } from '../../store/commands';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
@@ -135,7 +134,7 @@ export function createIngest(deps: IngestDeps) {
     void work.finally(() => background.delete(work));
   };
   const pending = createPendingCommandStore(redis);
-  const receipts = createCommandReceipts(redis);
+  const commands = createCommandStore(redis);
 
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
@@ -157,7 +156,7 @@ export function createIngest(deps: IngestDeps) {
     // so the answer does not wait for the move. The move goes out before the answer, on the
     // connection that took the record (so a read after the answer on this node finds it sent).
     track(
-      receipts
+      commands
         .move(deviceId, command.id, 'sent')
         .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent')),
     );
@@ -169,8 +168,8 @@ export function createIngest(deps: IngestDeps) {
    * device value acknowledged. A device's value usually touches none, and then costs nothing here.
    */
   async function moveCommands(deviceId: string, stored: StorePointResult, at: Date): Promise<void> {
-    if (stored.superseded) await receipts.move(deviceId, stored.superseded, 'superseded');
-    if (stored.acknowledged) await receipts.move(deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
+    if (stored.superseded) await commands.move(deviceId, stored.superseded, 'superseded');
+    if (stored.acknowledged) await commands.move(deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
   }
 
   async function ingest(input: IngestInput): Promise<IngestResult> {
@@ -270,7 +269,7 @@ export function createIngest(deps: IngestDeps) {
   };
 
   /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
-  const acknowledge = (deviceId: string, commandId: string): Promise<boolean> => receipts.move(deviceId, commandId, 'acknowledged');
+  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> => (await commands.move(deviceId, commandId, 'acknowledged')) !== null;
 
   return Object.assign(ingest, { drain, importReadings, acknowledge });
 }

@@ -7,13 +7,13 @@
 -- 4 why it went offline ('' for none: the field is removed), 5 '1' for the twin's first status of a
 -- device whose mirror had none at its start: written only while the mirror still has none,
 -- 6 the device id, 7–9 where the device's events are published (lib/device-events.lua).
--- A change publishes its `device:status` (docs/realtime.md) to the rooms of the device and its
--- project in the same step.
--- Returns {1, lastSeen or '', seq} or {0, '', 0}: seq is the device's next event sequence number
--- (docs/realtime.md) when status, statusChangedAt or the reason changed (a `device:status` is due),
--- 0 when the mirror already said so (the gateway's write ahead, or a heal of a mirror that was right).
+-- When status, statusChangedAt or the reason changed, the write takes the device's next event
+-- sequence number and publishes its `device:status` (docs/realtime.md) to the rooms of the device
+-- and its project in the same step; none when the mirror already said so (the gateway's write
+-- ahead, or a heal of a mirror that was right).
+-- Returns {1, lastSeen or ''}, or {0, ''} when the device is gone.
 -- #include lib/device-events.lua
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, '', 0} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, ''} end
 local before = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'disconnectReason', 'statusAhead', 'lastSeen')
 -- An `online` written ahead after this status: the twin has its signal queued and will write
 -- `online` itself (it takes activity after its own change), so its older write does not undo it.
@@ -26,7 +26,7 @@ if keep or (ARGV[5] == '1' and before[1]) then
     redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])
     seen = ARGV[3]
   end
-  return {1, seen or '', 0}
+  return {1, seen or ''}
 end
 local reason = ARGV[4] or ''
 local changed = before[1] ~= ARGV[1] or before[2] ~= ARGV[2] or (before[3] or '') ~= reason
@@ -39,7 +39,7 @@ if ARGV[3] ~= '' and ((not seen) or seen < ARGV[3]) then
   redis.call('HSET', KEYS[2], 'lastSeen', ARGV[3])
   seen = ARGV[3]
 end
-if not changed then return {1, seen or '', 0} end
+if not changed then return {1, seen or ''} end
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 publishDeviceEvent({ARGV[7], ARGV[8], ARGV[9]}, redis.call('HGET', KEYS[1], 'projectId'), ARGV[6], 'device:status', statusEvent(ARGV[6], ARGV[1], seen, reason, seq))
-return {1, seen or '', seq}
+return {1, seen or ''}

@@ -11,12 +11,11 @@
 --       the twin may hold an offline the mirror does not show yet, and must see this after it),
 --       5–7 where the device's events are published (lib/device-events.lua).
 -- An `online` written publishes its `device:status` (docs/realtime.md) in the same step.
--- Returns {written 1|0, status now ('' for none), lastSeen or '', seq (0 when not written), projectId};
--- {0, '', '', 0, ''} when the device is gone.
+-- Returns {written 1|0, status now ('' for none), lastSeen or ''}; {0, '', ''} when the device is gone.
 -- #include lib/outbox.lua
 -- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
-if not projectId then return {0, '', '', 0, ''} end
+if not projectId then return {0, '', ''} end
 local at = ARGV[2]
 local state = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'lastSeen')
 local seen = state[3]
@@ -29,11 +28,10 @@ local payload = {deviceId = ARGV[1], projectId = projectId, at = at}
 if ARGV[3] ~= '' then payload.pin = ARGV[3] end
 if status == 'online' or (state[2] and state[2] >= at) then
   if status == 'online' and ARGV[4] == '1' then writeIntent(KEYS[3], 'twin-online', cjson.encode(payload)) end
-  return {0, status, seen, 0, projectId}
+  return {0, status, seen}
 end
 redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
 redis.call('HDEL', KEYS[2], 'disconnectReason')
 writeIntent(KEYS[3], 'twin-online', cjson.encode(payload))
-local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, projectId, ARGV[1], 'device:status', statusEvent(ARGV[1], 'online', seen, nil, seq))
-return {1, 'online', seen, seq, projectId}
+publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, projectId, ARGV[1], 'device:status', statusEvent(ARGV[1], 'online', seen, nil, redis.call('HINCRBY', KEYS[1], 'seq', 1)))
+return {1, 'online', seen}
