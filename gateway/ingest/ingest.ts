@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withDeadline } from '../../common/deadline';
 import { idInShardOf } from '../../common/shard-ids';
 import type { NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
@@ -68,15 +69,6 @@ const WAKE_TTL_S = 30;
 
 /** How long an app's write to an online device waits for the broker to take it before it is kept instead. */
 const PUBLISH_DEADLINE_MS = 1_000;
-
-/** `work`, or a rejection once `ms` have passed (the work itself goes on). */
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The command an app's write is (docs/commands.md): queued, its id in the device's shard (so the

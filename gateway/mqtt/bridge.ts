@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withDeadline } from '../../common/deadline';
 import { INFO_FIELD_MAX_LENGTH } from '../../common/device-info';
 import type { Logger } from '../../common/logger';
 import type { Metrics } from '../../common/metrics';
@@ -188,8 +189,8 @@ export function startMqttBridge(deps: BridgeDeps) {
         client.off('close', lost);
       }
       const deadline = Date.now() + graceMs;
-      const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
-      await bounded(Promise.allSettled(clients.filter((c) => c.connected).map((c) => c.unsubscribeAsync(filters))));
+      const leaving = Promise.allSettled(clients.filter((c) => c.connected).map((c) => c.unsubscribeAsync(filters)));
+      await withDeadline(leaving, graceMs).catch(() => undefined);
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       stopped = true;
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connectAsync, type MqttClient } from 'mqtt';
+import { withDeadline } from '../../common/deadline';
 import type { Logger } from '../../common/logger';
 
 const CONTROL_TOPIC = '$CONTROL/dynamic-security/v1';
@@ -161,19 +162,15 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
       .catch((err: Error) => {
         throw new DynsecUnavailableError(`publishing to ${CONTROL_TOPIC} failed: ${err.message}`);
       });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DynsecUnavailableError(`no answer from the plugin within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
     try {
-      return await Promise.race([published.then(() => answers), timeout]);
+      return await withDeadline(
+        published.then(() => answers),
+        timeoutMs,
+        () => new DynsecUnavailableError(`no answer from the plugin within ${timeoutMs} ms`),
+      );
     } catch (err) {
       throw err instanceof DynsecUnavailableError ? new DynsecUnconfirmedError(err.message) : err;
     } finally {
-      clearTimeout(timer);
       for (const c of tagged) pending.delete(c.correlationData);
     }
   }

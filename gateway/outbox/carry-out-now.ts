@@ -1,3 +1,4 @@
+import { withDeadline } from '../../common/deadline';
 import type { OutboxIntent, WrittenIntent } from '../../common/outbox-intents';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
@@ -7,18 +8,8 @@ import { OUTBOX_GROUP } from '../../common/outbox-intents';
 export type IntentHandler = (intent: OutboxIntent) => Promise<void>;
 
 /** Runs `handle(intent)`, failing it when it is not done within `timeoutMs` (it may still complete). */
-export async function carryOutWithin(handle: IntentHandler, intent: OutboxIntent, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      handle(intent),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`not carried out within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function carryOutWithin(handle: IntentHandler, intent: OutboxIntent, timeoutMs: number): Promise<void> {
+  return withDeadline(handle(intent), timeoutMs, () => new Error(`not carried out within ${timeoutMs} ms`));
 }
 
 /** Takes a carried-out entry off the outbox: acknowledged for the group (if a relay read it) and deleted. */
