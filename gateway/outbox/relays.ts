@@ -32,7 +32,6 @@ export interface OutboxRelaysOptions {
   handleTimeoutMs?: number;
 }
 
-
 /**
  * A node's outbox relays (docs/architecture.md "Outbox" and "Reconnect storms"): per shard, one
  * relay of `outbox` (every intent but `twin-online`, 50 at a time as written) and one of
@@ -46,13 +45,18 @@ export async function startOutboxRelays(options: OutboxRelaysOptions): Promise<O
   // Each `outbox-online` relay reads its share of the slots at a time, so relays blocked on an empty
   // stream never hold the slots another shard's intents wait for.
   const onlineBatch = Math.max(1, Math.floor(options.onlineSlots / Math.max(1, options.streams.filter((s) => s.online).length)));
-  const pacer = createPacer(options.onlineSlots, untilTwinConfirmed({ redis, capMs: options.confirmCapMs ?? 10_000, everyMs: 100 }));
+  // The slots' waits for their twins end when the relays stop, not up to confirmCapMs later.
+  const stopping = new AbortController();
+  const pacer = createPacer(
+    options.onlineSlots,
+    untilTwinConfirmed({ redis, capMs: options.confirmCapMs ?? 10_000, everyMs: 100, signal: stopping.signal }),
+  );
   const retry = {
     ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
     ...(options.retryMaxMs === undefined ? {} : { retryMaxMs: options.retryMaxMs }),
     ...(options.handleTimeoutMs === undefined ? {} : { handleTimeoutMs: options.handleTimeoutMs }),
   };
-  return Promise.all(
+  const relays = await Promise.all(
     options.streams.map(({ stream, online, redis: connection }) =>
       startOutboxRelay({
         redis: connection,
@@ -65,4 +69,11 @@ export async function startOutboxRelays(options: OutboxRelaysOptions): Promise<O
       }),
     ),
   );
+  return relays.map((relay) => ({
+    ...relay,
+    stop: () => {
+      stopping.abort();
+      return relay.stop();
+    },
+  }));
 }

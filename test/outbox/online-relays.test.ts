@@ -14,6 +14,7 @@ import type { OutboxRelay } from '../../gateway/outbox/relay';
 import { relayedStreams, startOutboxRelays } from '../../gateway/outbox/relays';
 import { writeStatusAhead } from '../../store/device-mirror';
 import { testConfig } from '../harness/config';
+import { monitorCommands } from '../helpers/redis-monitor';
 import { eventually } from '../helpers/wait';
 
 const config = testConfig();
@@ -131,4 +132,34 @@ test('a twin-online intent holds its slot until its twin confirms the mirror; ea
   await Promise.all(told.slice(0, 2).map((id) => redis.hdel(keys.deviceState(id), 'statusAhead')));
   await eventually(() => expect(told).toHaveLength(SLOTS + 2));
   expect(new Set(told).size).toBe(told.length);
+});
+
+test('stopped relays stop waiting on their twins: the node no longer reads the mirror for them', async () => {
+  const redis = connect('test-online-relays-inspect');
+  const taskQueue = `test-${randomUUID()}`;
+  const projectId = randomUUID();
+  await storm(redis, taskQueue, projectId);
+  const told: string[] = [];
+  await start(
+    taskQueue,
+    async (deviceId) => void told.push(deviceId),
+    async () => undefined,
+  );
+  await eventually(() => expect(told).toHaveLength(SLOTS));
+  const { hostname, port } = new URL(config.REDIS_URL);
+  let mirrorReads = 0;
+  const monitor = await monitorCommands(hostname, Number(port), ([command, key, field]) => {
+    if (command?.toLowerCase() === 'hget' && field === 'statusAhead' && told.some((id) => key === keys.deviceState(id))) mirrorReads += 1;
+  });
+  try {
+    // The held slots look at the mirror every 100 ms while their twins have not confirmed.
+    await eventually(() => expect(mirrorReads).toBeGreaterThan(SLOTS));
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    const afterStop = mirrorReads;
+    // Absence needs a window: three of the waits' 100 ms periods.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mirrorReads - afterStop).toBeLessThanOrEqual(SLOTS);
+  } finally {
+    monitor.destroy();
+  }
 });
