@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { Client, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import { createMetrics } from '../common/metrics';
@@ -22,6 +22,7 @@ import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
 import { createSettler } from './settle';
 import { createStatusAhead } from './status-ahead';
+import { connectTemporal } from './temporal-deadline';
 import { createTwinClient } from './twin-client';
 
 /** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
@@ -63,7 +64,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   // A Temporal that refuses connections fails a call after 3 quick attempts (~0.6 s), not the
   // SDK's default 10 with backoff; slow answers are ended by each call's deadline (twin-client.ts).
-  const connection = await Connection.connect({
+  const connection = await connectTemporal({
     address: config.TEMPORAL_ADDRESS,
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],
   });

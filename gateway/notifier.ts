@@ -2,6 +2,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { notificationWorkflowId, type NotificationRecord } from '../common/contracts';
 import { DependencyUnavailableError } from '../common/errors';
 import { deliverNotification } from '../workflows/notification-delivery';
+import { withTemporalDeadline } from './temporal-deadline';
 import { isTemporalDown } from './temporal-down';
 
 /** How long handing a notification to Temporal may take before it counts as Temporal down. */
@@ -16,7 +17,7 @@ const START_TIMEOUT_MS = 1500;
 export function createNotifier(client: Client, taskQueue: string) {
   return async (record: NotificationRecord): Promise<void> => {
     try {
-      await client.workflow.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+      await withTemporalDeadline(client.connection, START_TIMEOUT_MS, () =>
         client.workflow.start(deliverNotification, {
           workflowId: notificationWorkflowId(record.id),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -14,6 +14,7 @@ import {
 import type { UpdateDefinition } from '@temporalio/common';
 import { twinWorkflowId, type DeviceStatus, type PinLock } from '../common/contracts';
 import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '../common/errors';
+import { withTemporalDeadline } from './temporal-deadline';
 import { isTemporalDown } from './temporal-down';
 import {
   activitySignal,
@@ -80,7 +81,7 @@ export function createTwinClient(options: TwinClientOptions) {
 
   /** Runs a call with a deadline; a Temporal that is down or too slow becomes DependencyUnavailableError. */
   const bounded = <T>(fn: () => Promise<T>, ms = timeoutMs): Promise<T> =>
-    workflow.withDeadline(Date.now() + ms, fn).catch(translate);
+    withTemporalDeadline(workflow.connection, ms, fn).catch(translate);
 
   const counted = async <T>(kind: 'signal' | 'update', name: string, call: Promise<T>): Promise<T> => {
     try {
