@@ -178,4 +178,10 @@ export const rooms = {
   user: (userId: string) => `user:${userId}`,
   /** A login's sockets, by session id (the token's hash, never the token). */
   session: (sessionId: string) => `session:${sessionId}`,
+  /**
+   * The channel a project's device events are published on: no event is sent to it, but every
+   * socket subscribed to the project or to one of its devices sits in it, so a node reads those
+   * events only while one of its own sockets watches the project (docs/realtime.md).
+   */
+  watch: (projectId: string) => `watch:${projectId}`,
 };

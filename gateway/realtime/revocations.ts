@@ -9,7 +9,7 @@ import type { SocketData } from './socket-types';
  * so the Redis adapter can find it on whichever node holds it.
  */
 export interface SocketRevocations {
-  /** The user's sockets leave a project's room and its devices' rooms. */
+  /** The user's sockets leave a project's room, its devices' rooms and its watch room. */
   leaveProject(userId: string, projectId: string, deviceIds: string[]): Promise<void>;
   /** The session's sockets are disconnected. */
   endSession(sessionId: string): Promise<void>;
@@ -29,7 +29,7 @@ export function socketRevocations(
   };
   return {
     async leaveProject(userId, projectId, deviceIds) {
-      io.in(rooms.user(userId)).socketsLeave([rooms.project(projectId), ...deviceIds.map(rooms.device)]);
+      io.in(rooms.user(userId)).socketsLeave([rooms.project(projectId), rooms.watch(projectId), ...deviceIds.map(rooms.device)]);
       await handedOver();
     },
     async endSession(sessionId) {

@@ -13,6 +13,7 @@ import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access';
 import type { Ingest } from '../ingest/ingest';
 import { handleEvent } from './handle-event';
+import { projectWatches } from './project-watches';
 import { socketRevocations } from './revocations';
 import type { DdsSocket, SocketData } from './socket-types';
 
@@ -56,18 +57,18 @@ export function createSocketServer(deps: SocketServerDeps) {
     next();
   });
 
-  /** The room a target names, once the caller may view it, and the devices whose events it gets. */
-  async function targetOf(socket: DdsSocket, payload: unknown): Promise<{ room: string; deviceIds: () => Promise<string[]> }> {
+  /** The room a target names, once the caller may view it, its project, and the devices whose events it gets. */
+  async function targetOf(socket: DdsSocket, payload: unknown): Promise<{ room: string; projectId: string; deviceIds: () => Promise<string[]> }> {
     const parsed = target.safeParse(payload);
     if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {projectId} or {deviceId}');
     if ('projectId' in parsed.data) {
       const { projectId } = parsed.data;
       await projectAccess(stores, socket.data.userId, projectId, 'viewer');
-      return { room: rooms.project(projectId), deviceIds: () => stores.sync.deviceIdsOf(projectId) };
+      return { room: rooms.project(projectId), projectId, deviceIds: () => stores.sync.deviceIdsOf(projectId) };
     }
     const { deviceId } = parsed.data;
-    await deviceAccess(stores, socket.data.userId, deviceId, 'viewer');
-    return { room: rooms.device(deviceId), deviceIds: async () => [deviceId] };
+    const { device } = await deviceAccess(stores, socket.data.userId, deviceId, 'viewer');
+    return { room: rooms.device(deviceId), projectId: device.projectId, deviceIds: async () => [deviceId] };
   }
 
   async function pinWriteOf(socket: DdsSocket, payload: unknown): Promise<{ delivered: boolean; commandId: string | null }> {
@@ -79,6 +80,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     return { delivered: result.delivered, commandId: result.commandId };
   }
 
+  const watches = projectWatches();
   io.on('connection', (socket: DdsSocket) => {
     void socket.join([rooms.user(socket.data.userId), rooms.session(socket.data.sessionId)]);
     // A logout between the handshake's check and the join above found no socket to disconnect.
@@ -91,13 +93,17 @@ export function createSocketServer(deps: SocketServerDeps) {
     const on = handleEvent(socket, logger);
     // docs/realtime.md: the ack carries each device's current sequence number, read after the join
     // (an event after it is either counted in it or arrives with a higher one).
+    // Its project's watch room too: the device events of a project reach only the nodes whose sockets watch it.
     on('subscribe', async (payload) => {
-      const { room, deviceIds } = await targetOf(socket, payload);
-      await socket.join(room);
+      const { room, projectId, deviceIds } = await targetOf(socket, payload);
+      watches.add(socket, projectId, room);
+      await socket.join([room, rooms.watch(projectId)]);
       return { seq: await stores.sync.seqs(await deviceIds()) };
     });
     on('unsubscribe', async (payload) => {
-      await socket.leave((await targetOf(socket, payload)).room);
+      const { room, projectId } = await targetOf(socket, payload);
+      await socket.leave(room);
+      if (watches.remove(socket, projectId, room)) await socket.leave(rooms.watch(projectId));
       return {};
     });
     on('resync', async (payload) => {

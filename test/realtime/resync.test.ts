@@ -8,7 +8,7 @@
  * its next state.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeviceSnapshotEvent } from '../../common/contracts';
+import { rooms, type DeviceSnapshotEvent } from '../../common/contracts';
 import { LiveView, type Applied } from '../../common/live-view';
 import { createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 import { collect, connectSocket, emitWithAck, subscribedSocket, type ClientSocket } from '../helpers/socket';
@@ -168,4 +168,25 @@ test('the store step alone shows a write and its command; a move alone shows the
   await eventually(() => {
     for (const seen of commands) expect(seen).toEqual([{ ...queued, seq: seqBefore + 2 }, { ...queued, state: 'sent', sentAt, seq: seqBefore + 3 }]);
   });
+});
+
+test('a socket sits in its project’s watch room while it watches the project or one of its devices, and leaves it with the last', async () => {
+  const project = await createProject(stack.request, owner);
+  const device = await createDevice(stack.request, owner, project.id);
+  const socket = await connectSocket(stack.baseUrl, owner.token);
+  sockets.push(socket);
+  const watching = async (): Promise<number> => (await stack.composed.gateway.sockets.io.in(rooms.watch(project.id)).fetchSockets()).length;
+  const updates = collect(socket, 'pin:update');
+
+  expect(await emitWithAck(socket, 'subscribe', { deviceId: device.id })).toMatchObject({ success: true });
+  expect(await watching()).toBe(1);
+  expect(await emitWithAck(socket, 'subscribe', { projectId: project.id })).toMatchObject({ success: true });
+  expect(await emitWithAck(socket, 'unsubscribe', { deviceId: device.id })).toEqual({ success: true });
+  expect(await watching()).toBe(1);
+  // Still watching the project: its devices' events still reach this node and the socket.
+  await writeValue(stack.request, owner, device.id, 3, 'still watched');
+  await eventually(() => expect(updates.map((u) => u.value)).toEqual(['still watched']));
+
+  expect(await emitWithAck(socket, 'unsubscribe', { projectId: project.id })).toEqual({ success: true });
+  expect(await watching()).toBe(0);
 });

@@ -1,12 +1,13 @@
 -- publishDeviceEvent(route, projectId, deviceId, event, payload): publishes a device event
 -- (docs/realtime.md) in the calling script's atomic step, the one that took its sequence number,
 -- to the rooms of the device's project and of the device, as @socket.io/redis-emitter publishes a
--- broadcast to several rooms (the gateways' Redis adapter reads it): [uid, packet, opts] in
--- MessagePack on the namespace's channel. `route` is {channel, project room prefix, device room
--- prefix} (common/device-event-route.ts passes them as three ARGV).
+-- broadcast (the gateways' Redis adapter reads it): [uid, packet, opts] in MessagePack, on the
+-- channel of the project's watch room, which only nodes with a socket watching the project decode.
+-- `route` is {watch channel prefix, project room prefix, device room prefix}
+-- (common/device-event-route.ts passes them as three ARGV).
 local function publishDeviceEvent(route, projectId, deviceId, event, payload)
   local rooms = {route[2] .. projectId, route[3] .. deviceId}
-  redis.call('PUBLISH', route[1], cmsgpack.pack({'emitter', {type = 2, data = {event, payload}, nsp = '/'}, {rooms = rooms}}))
+  redis.call('PUBLISH', route[1] .. projectId .. '#', cmsgpack.pack({'emitter', {type = 2, data = {event, payload}, nsp = '/'}, {rooms = rooms}}))
 end
 
 -- recordEvent(record, hidden, seq): the payload of an event that shows a stored record: the record
