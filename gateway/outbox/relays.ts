@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { keys, shardStreams } from '../../common/redis-keys';
@@ -45,8 +46,10 @@ export async function startOutboxRelays(options: OutboxRelaysOptions): Promise<O
   // Each `outbox-online` relay reads its share of the slots at a time, so relays blocked on an empty
   // stream never hold the slots another shard's intents wait for.
   const onlineBatch = Math.max(1, Math.floor(options.onlineSlots / Math.max(1, options.streams.filter((s) => s.online).length)));
-  // The slots' waits for their twins end when the relays stop, not up to confirmCapMs later.
+  // The slots' waits for their twins end when the relays stop, not up to confirmCapMs later (each
+  // slot's wait listens on the signal: as many listeners as slots is the expected, not a leak).
   const stopping = new AbortController();
+  setMaxListeners(options.onlineSlots, stopping.signal);
   const pacer = createPacer(
     options.onlineSlots,
     untilTwinConfirmed({ redis, capMs: options.confirmCapMs ?? 10_000, everyMs: 100, signal: stopping.signal }),
