@@ -2,7 +2,8 @@
  * Ingest bench (issues 4, 14): N simulated devices publish over MQTT at a fixed total rate; a
  * gateway-only node (dist/gateway/main.js) stores every value and fans it out to a Socket.IO
  * client, with the twin worker in its own process. Then the same load drives a bare subscriber
- * doing the same Redis writes, as a baseline. Then (issue 14) both are driven up a ladder of
+ * doing the same Redis writes, as a baseline, and both are measured at rest (connected, nothing
+ * sent: the CPU that is not the values'). Then (issue 14) both are driven up a ladder of
  * rates to the highest each holds with nothing lost and p99 ≤ 250 ms, and the service is measured
  * at half the baseline's; the targets are printed as ratios to the baseline of the same run.
  * Then (issue 12, unless BENCH_OVERLOAD=0) the node is driven above the rate it can store, once on
@@ -350,6 +351,21 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
   return result;
 }
 
+/**
+ * BENCH_REST_SECONDS (10) with every device connected and no values: the gateway's and worker's
+ * CPU then (timers, polls, the twins' heartbeat checks) and the baseline's, measured together: the
+ * part of a phase's CPU that is not the values' (docs/benchmarks.md).
+ */
+async function restPhase(run: Run, service: ServiceProcess, baseline: BaselineProcess): Promise<void> {
+  const seconds = envInt('BENCH_REST_SECONDS', 10);
+  const cpu = cpuMeter({ gateway: service.pid, worker: run.worker.pid, baseline: baseline.pid });
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const shares = cpu.shares();
+  printRows(`\nat rest: ${run.deviceIds.length} devices connected, no values, ${seconds} s`, [
+    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${share.toFixed(1)}%`).join(', ')],
+  ]);
+}
+
 /** Issue 14's targets, each beside the baseline of this run. */
 function printTargets(base: PhaseResult, measured: PhaseResult, half: PhaseResult | null, baseLadder: PhaseResult[], serviceLadder: PhaseResult[]): void {
   const baseHeld = heldRate(baseLadder);
@@ -432,6 +448,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     return part();
   };
   const base = await settled(() => baselinePhase(run, baseline, PIN, rate, seconds, true));
+  await settled(() => restPhase(run, service, baseline));
   const measured = await settled(() => servicePhase(run, service, PIN, rate, seconds, true));
   const baseLadder = await settled(() => ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false)));
   const baseHeld = heldRate(baseLadder);
