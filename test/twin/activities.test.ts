@@ -173,7 +173,8 @@ test('device:status and notification reach a Socket.IO server on the Redis adapt
   const server = new Server(httpServer, { adapter: createAdapter(pub, sub) });
   const device = await createDevice(redis);
   server.on('connection', (socket) => {
-    void socket.join([rooms.project(device.projectId), rooms.device(device.deviceId)]);
+    // As a socket subscribed to the project sits (gateway/realtime/socket-server.ts): its rooms and the project's watch room.
+    void socket.join([rooms.project(device.projectId), rooms.device(device.deviceId), rooms.watch(device.projectId)]);
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = httpServer.address() as AddressInfo;
