@@ -102,8 +102,10 @@ export function createSocketServer(deps: SocketServerDeps) {
     });
     on('unsubscribe', async (payload) => {
       const { room, projectId } = await targetOf(socket, payload);
-      await socket.leave(room);
-      if (watches.remove(socket, projectId, room)) await socket.leave(rooms.watch(projectId));
+      // The record and the rooms change together, with no await between: a subscribe handled
+      // meanwhile would otherwise re-join a room this then takes its watch room away from.
+      const leaving = watches.remove(socket, projectId, room) ? [room, rooms.watch(projectId)] : [room];
+      await Promise.all(leaving.map((r) => socket.leave(r)));
       return {};
     });
     on('resync', async (payload) => {

@@ -190,3 +190,22 @@ test('a socket sits in its project’s watch room while it watches the project o
   expect(await emitWithAck(socket, 'unsubscribe', { projectId: project.id })).toEqual({ success: true });
   expect(await watching()).toBe(0);
 });
+
+test('an unsubscribe and a subscribe to the same project sent back to back leave the socket watching it', async () => {
+  const project = await createProject(stack.request, owner);
+  const device = await createDevice(stack.request, owner, project.id);
+  const socket = await subscribedSocket(stack.baseUrl, owner.token, { projectId: project.id });
+  sockets.push(socket);
+  const updates = collect(socket, 'pin:update');
+  // Their access checks' replies come back together: the two handlers run interleaved.
+  const acks = await Promise.all([
+    emitWithAck(socket, 'unsubscribe', { projectId: project.id }),
+    emitWithAck(socket, 'subscribe', { projectId: project.id }),
+  ]);
+  expect(acks).toMatchObject([{ success: true }, { success: true }]);
+  const io = stack.composed.gateway.sockets.io;
+  expect((await io.in(rooms.project(project.id)).fetchSockets()).length).toBe(1);
+  expect((await io.in(rooms.watch(project.id)).fetchSockets()).length).toBe(1);
+  await writeValue(stack.request, owner, device.id, 4, 'after the resubscribe');
+  await eventually(() => expect(updates.map((u) => u.value)).toEqual(['after the resubscribe']));
+});
