@@ -33,3 +33,6 @@ app.get('/update', async (req, res) => {
 });
 
 app.listen(port, '127.0.0.1', () => process.send?.({ type: 'ready' }));
+
+// Exit normally on the bench's SIGTERM, so that a CPU profile (BENCH_CPU_PROFILE_DIR) is written.
+process.once('SIGTERM', () => process.exit(0));

@@ -20,7 +20,7 @@ import { startBackends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuSeconds } from './support/cpu';
 import { envInt } from './support/env';
-import { gatewayNode, startService, startWorker } from './support/service-process';
+import { gatewayNode, profileFlags, startService, startWorker } from './support/service-process';
 import { latencyLine, printRows, ratio, summarize, type Summary } from './support/stats';
 
 const WARMUP_SECONDS = 2;
@@ -127,6 +127,7 @@ async function compare(service: Side, baseline: Side, concurrency: number, secon
 async function startBaselineServer(redisUrl: string, cleanup: Cleanup): Promise<{ url: string; pid: number }> {
   const port = await freePort();
   const child = fork(join(__dirname, 'simple-update-baseline.js'), [], {
+    execArgv: profileFlags(),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { PATH: process.env.PATH ?? '', REDIS_URL: redisUrl, BASELINE_PORT: String(port) },
   });

@@ -47,6 +47,12 @@ export interface NodeEntry {
   flags: readonly string[];
 }
 
+/** BENCH_CPU_PROFILE_DIR: the Node flags that make a process write a V8 CPU profile there when it exits (open it in Chrome DevTools). */
+export function profileFlags(): string[] {
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+  return profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+}
+
 /** `node dist/scripts/start.js`: the gateway and the twin worker in one process. */
 const ALL_IN_ONE: NodeEntry = { entry: SERVICE_ENTRY, name: 'service', flags: GATEWAY_NODE_FLAGS };
 
@@ -57,12 +63,9 @@ export const gatewayNode = (name: string): NodeEntry => ({ entry: GATEWAY_ENTRY,
 function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: Record<string, string>): NodeProcess {
   const logFile = join(backends.dir, `${node.name}.log`);
   const fd = openSync(logFile, 'a');
-  // BENCH_CPU_PROFILE_DIR: each node writes a V8 CPU profile there when it exits (open it in Chrome DevTools).
-  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // BENCH_NODE_ARGS: more Node flags for every node, after its own, space-separated (e.g. `--trace-gc`).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...node.flags, ...extra, node.entry], {
+  const child = spawn(process.execPath, [...profileFlags(), ...node.flags, ...extra, node.entry], {
     cwd: backends.dir,
     detached: true,
     stdio: ['ignore', fd, fd],
