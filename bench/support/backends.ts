@@ -21,7 +21,9 @@ export interface Backends {
 /** Starts Redis, Mosquitto, a Temporal dev server and PostgreSQL side by side; each is stopped by `cleanup`. */
 export async function startBackends(cleanup: Cleanup): Promise<Backends> {
   const dir = await mkdtemp(join(tmpdir(), 'dds-bench-'));
-  cleanup.add('temp dir', () => rm(dir, { recursive: true, force: true }));
+  // BENCH_KEEP_DIR=1 keeps the run's directory (the nodes' logs, the servers' data) and says where it is.
+  if (process.env.BENCH_KEEP_DIR === '1') cleanup.add('temp dir', async () => void process.stdout.write(`kept ${dir}\n`));
+  else cleanup.add('temp dir', () => rm(dir, { recursive: true, force: true }));
   const track = async <T extends { stop(): Promise<void> }>(name: string, started: Promise<T>): Promise<T> => {
     const server = await started;
     cleanup.add(name, () => server.stop());

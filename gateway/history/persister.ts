@@ -3,7 +3,7 @@ import type { Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { extraPoints, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { luaScript } from '../../store/lua/load';
-import type { StreamPoint } from '../../store/pg/persist-points';
+import { pointRow, type PointRow } from '../../store/pg/persist-points';
 import { HISTORY_BATCH_POINTS, type PointWriter } from './point-writer';
 
 export interface HistoryPersisterOptions {
@@ -94,13 +94,17 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
     lastClaim = Date.now();
     const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', entriesPerRead)) as [string, StreamEntry[]];
     // A batch of this node's own that has been in flight that long is not abandoned.
+    const inFlightIds = new Set([...inFlight.values()].flat());
     return entries.filter(([id]) => !inFlightIds.has(id));
   };
 
-  /** The points of a batch to write, and what history-ack-2.lua needs to acknowledge it afterwards. */
-  function prepare(entries: StreamEntry[]): { points: StreamPoint[]; acks: (string | number)[] } {
+  /**
+   * The rows of a batch's points to write (made at once, so the entries and their points die young),
+   * and what history-ack-2.lua needs to acknowledge it afterwards.
+   */
+  function prepare(entries: StreamEntry[]): { rows: PointRow[]; acks: (string | number)[] } {
     const oldestKept = Date.now() - options.retentionDays * 86_400_000;
-    const points: StreamPoint[] = [];
+    const rows: PointRow[] = [];
     // Pairs of entry id and the points it carries beyond one.
     const acks: (string | number)[] = [HISTORY_GROUP];
     let carriedTotal = 0;
@@ -111,43 +115,47 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
       if (carried === null) {
         if (entry[1]) logger.error({ stream, id: entry[0] }, 'history entry not understood; dropped');
       } else {
-        for (const point of carried) if (point.ms >= oldestKept) points.push(point);
+        for (const point of carried) if (point.ms >= oldestKept) rows.push(pointRow(point));
       }
       acks.push(entry[0], extraPoints(entry));
     }
     entriesPerRead = Math.max(1, Math.min(batchSize, Math.floor((batchSize * entries.length) / carriedTotal)));
     readAgainAt = carriedTotal < trickle && lingerMs > 0 ? Math.ceil((Date.now() + 1) / lingerMs) * lingerMs : 0;
-    return { points, acks };
+    return { rows, acks };
   }
 
-  async function persist({ points, acks }: { points: StreamPoint[]; acks: (string | number)[] }): Promise<void> {
-    await writer.write(points);
+  async function persist({ rows, acks }: { rows: PointRow[]; acks: (string | number)[] }): Promise<void> {
+    await writer.write(rows);
     await acknowledge(redis, [stream, keys.historyExtra(stream)], acks);
   }
 
   // Up to MAX_IN_FLIGHT batches at once: the next batch is read and parsed while PostgreSQL
   // writes the one before. A failed batch stops the loop until all in flight have settled.
-  const inFlight = new Set<Promise<void>>();
-  const inFlightIds = new Set<string>();
+  // Each batch in flight with its entry ids (only those are kept: the entries themselves die young).
+  const inFlight = new Map<Promise<void>, string[]>();
   let failure: { err: unknown } | null = null;
   const launch = (entries: StreamEntry[]): void => {
-    for (const [id] of entries) inFlightIds.add(id);
+    const ids = entries.map(([id]) => id);
     const writing: Promise<void> = persist(prepare(entries))
       .catch((err: unknown) => {
         failure ??= { err };
       })
-      .finally(() => {
-        inFlight.delete(writing);
-        for (const [id] of entries) inFlightIds.delete(id);
-      });
-    inFlight.add(writing);
+      .finally(() => inFlight.delete(writing));
+    inFlight.set(writing, ids);
   };
 
-  async function round(): Promise<void> {
+  /**
+   * Reads the next batch (this node's own pending entries first, then abandoned ones, then new
+   * ones) and launches its write; false when there was none. A function of its own so that no
+   * frame still holds the entries while the round waits on writes in flight: a suspended async
+   * function keeps its locals, and a batch held for as long as PostgreSQL takes outlived V8's
+   * young generation (docs/benchmarks.md).
+   */
+  async function readAndLaunch(): Promise<boolean> {
     let entries: StreamEntry[] = [];
     if (ownPending) {
       // Pending entries include those in flight: reread them only once those are settled.
-      await Promise.all(inFlight);
+      await Promise.all(inFlight.keys());
       entries = await readGroup('0', false);
       if (entries.length === 0) ownPending = false;
     }
@@ -158,10 +166,16 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
       if (linger > 0) await new Promise((resolve) => setTimeout(resolve, linger));
       entries = await readGroup('>', inFlight.size === 0);
     }
-    if (entries.length > 0) launch(entries);
-    if (inFlight.size >= MAX_IN_FLIGHT || (entries.length === 0 && inFlight.size > 0)) await Promise.race(inFlight);
+    if (entries.length === 0) return false;
+    launch(entries);
+    return true;
+  }
+
+  async function round(): Promise<void> {
+    const launched = await readAndLaunch();
+    if (inFlight.size >= MAX_IN_FLIGHT || (!launched && inFlight.size > 0)) await Promise.race(inFlight.keys());
     if (failure) {
-      await Promise.all(inFlight);
+      await Promise.all(inFlight.keys());
       const { err } = failure;
       failure = null;
       throw err;
@@ -181,7 +195,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
         await round();
         backoffMs = 100;
       } catch (err) {
-        await Promise.all(inFlight);
+        await Promise.all(inFlight.keys());
         failure = null;
         ownPending = true;
         logger.warn({ err: err instanceof Error ? err.message : String(err), stream, retryInMs: backoffMs }, 'history batch not persisted; will retry');
@@ -190,7 +204,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
         backoffMs = Math.min(backoffMs * 2, 5_000);
       }
     }
-    await Promise.all(inFlight);
+    await Promise.all(inFlight.keys());
   })();
 
   return {

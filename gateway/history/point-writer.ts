@@ -1,4 +1,4 @@
-import { persistPoints, type StreamPoint } from '../../store/pg/persist-points';
+import { persistRows, type PointRow } from '../../store/pg/persist-points';
 import type { Pool } from '../../store/pg/pool';
 
 /**
@@ -12,18 +12,18 @@ export const HISTORY_BATCH_POINTS = 5_000;
 
 export interface PointWriter {
   /** Resolves once every point is committed (or was there already); rejects when its statement failed. */
-  write(points: readonly StreamPoint[]): Promise<void>;
+  write(rows: readonly PointRow[]): Promise<void>;
 }
 
 interface Handed {
-  points: readonly StreamPoint[];
+  rows: readonly PointRow[];
   resolve(): void;
   reject(err: unknown): void;
 }
 
 /**
  * One node's writer of history points to PostgreSQL, shared by its persisters (one per shard):
- * the batches handed over within GATHER_MS go out as one statement (persistPoints, exactly once),
+ * the batches handed over within GATHER_MS go out as one statement (persistRows, exactly once),
  * so a trickle spread over 16 shards costs PostgreSQL one statement per beat instead of sixteen.
  * Batches that together reach `batchSize` points go at once, and no statement holds more than
  * `batchSize` points. When a shared statement fails, each
@@ -36,8 +36,8 @@ export function createPointWriter(pool: Pool, batchSize = HISTORY_BATCH_POINTS):
   let timer: NodeJS.Timeout | null = null;
 
   async function writeAlone(batch: Handed): Promise<void> {
-    for (let start = 0; start < batch.points.length; start += batchSize) {
-      await persistPoints(pool, batch.points.slice(start, start + batchSize));
+    for (let start = 0; start < batch.rows.length; start += batchSize) {
+      await persistRows(pool, batch.rows.slice(start, start + batchSize));
     }
   }
 
@@ -52,20 +52,20 @@ export function createPointWriter(pool: Pool, batchSize = HISTORY_BATCH_POINTS):
       writeAlone(batch).then(batch.resolve, batch.reject);
       return;
     }
-    persistPoints(pool, batches.flatMap((b) => b.points)).then(
+    persistRows(pool, batches.flatMap((b) => b.rows)).then(
       () => batches.forEach((b) => b.resolve()),
       () => batches.forEach((b) => writeAlone(b).then(b.resolve, b.reject)),
     );
   }
 
   return {
-    write(points) {
-      if (points.length === 0) return Promise.resolve();
+    write(rows) {
+      if (rows.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         // A statement holds at most batchSize points, unless one batch alone is larger (then it is split).
-        if (count > 0 && count + points.length > batchSize) flush();
-        gathered.push({ points, resolve, reject });
-        count += points.length;
+        if (count > 0 && count + rows.length > batchSize) flush();
+        gathered.push({ rows, resolve, reject });
+        count += rows.length;
         if (count >= batchSize) flush();
         else timer ??= setTimeout(flush, GATHER_MS);
       });

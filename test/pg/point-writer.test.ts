@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPointWriter } from '../../gateway/history/point-writer';
 import { migrate } from '../../store/pg/migrate';
-import type { StreamPoint } from '../../store/pg/persist-points';
+import { pointRow, type StreamPoint } from '../../store/pg/persist-points';
 import type { Pool } from '../../store/pg/pool';
 import { freshDatabase } from './fresh-database';
 
@@ -31,7 +31,7 @@ describe('the point writer shared by a node\'s persisters', () => {
   it('writes the batches of several shards handed over together in one statement', async () => {
     const writer = createPointWriter(pool);
     const batches = [points(2), points(3), points(1)];
-    await Promise.all(batches.map((batch) => writer.write(batch)));
+    await Promise.all(batches.map((batch) => writer.write(batch.map(pointRow))));
     expect(statements).toBe(1);
     expect(await stored(batches.map((b) => b[0]?.deviceId ?? ''))).toBe(6);
   });
@@ -40,7 +40,7 @@ describe('the point writer shared by a node\'s persisters', () => {
     const writer = createPointWriter(pool);
     const good = points(2);
     const refused = points(1).map((p) => ({ ...p, deviceId: 'not-a-device-id' }));
-    const [wrote, failed] = await Promise.allSettled([writer.write(good), writer.write(refused)]);
+    const [wrote, failed] = await Promise.allSettled([writer.write(good.map(pointRow)), writer.write(refused.map(pointRow))]);
     expect(wrote.status).toBe('fulfilled');
     expect(failed.status).toBe('rejected');
     expect(await stored([good[0]?.deviceId ?? ''])).toBe(2);
@@ -49,7 +49,7 @@ describe('the point writer shared by a node\'s persisters', () => {
   it('puts no more than its batch size in one statement', async () => {
     const writer = createPointWriter(pool, 4);
     const [first, second, large] = [points(3), points(3), points(9)];
-    await Promise.all([writer.write(first), writer.write(second), writer.write(large)]);
+    await Promise.all([first, second, large].map((batch) => writer.write(batch.map(pointRow))));
     expect(statements).toBe(1 + 1 + 3); // 3 | 3 | 9 split as 4 + 4 + 1
     expect(await stored([first, second, large].map((b) => b[0]?.deviceId ?? ''))).toBe(15);
   });
