@@ -60,18 +60,27 @@ export function cpuMeter(pids: Record<string, number>) {
 }
 
 /**
- * Waits until the processes together use less than `percent` of one core over a one-second
- * window (e.g. the twins of freshly created devices have finished starting), at most `capMs`.
- * `trees` are counted with their descendants (PostgreSQL's backends). Resolves with the seconds waited.
+ * Waits until the processes together use less than `percent` of one core over `quietSeconds`
+ * one-second windows in a row (e.g. the twins of freshly created devices have finished starting),
+ * at most `capMs`. `trees` are counted with their descendants (PostgreSQL's backends). Resolves
+ * with the seconds waited.
  */
-export async function waitForQuiet(pids: readonly number[], percent = 15, capMs = 60_000, trees: readonly number[] = []): Promise<number> {
+export async function waitForQuiet(
+  pids: readonly number[],
+  percent = 15,
+  capMs = 60_000,
+  trees: readonly number[] = [],
+  quietSeconds = 1,
+): Promise<number> {
   const startedAt = Date.now();
   const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + trees.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
   let before = total();
+  let quiet = 0;
   while (Date.now() - startedAt < capMs) {
     await delay(1000);
     const now = total();
-    if ((now - before) * 100 < percent) break;
+    quiet = (now - before) * 100 < percent ? quiet + 1 : 0;
+    if (quiet >= quietSeconds) break;
     before = now;
   }
   return (Date.now() - startedAt) / 1000;
