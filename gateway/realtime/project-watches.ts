@@ -2,9 +2,11 @@
  * The rooms each socket of this node is subscribed to, by project, so that it sits in a project's
  * watch room (common/contracts.ts `rooms.watch`) while it watches the project or any of its
  * devices, and leaves it with its last subscription there. Local to the node holding the socket.
- * A revocation (revocations.ts) takes the rooms away on whichever node holds the socket without
- * telling this record, which then keeps a socket in a watch room longer than needed: that node
- * decodes a project's events it drops, never misses one.
+ * A revocation (revocations.ts) takes the rooms, the watch room with them, away on whichever node
+ * holds the socket without telling this record, which may then name subscriptions the socket no
+ * longer has. The record only ever holds more than the socket's rooms, never less, so a later
+ * unsubscribe may leave the socket in a watch room longer than needed (its node decodes events it
+ * drops) but never takes the watch room from a socket still in one of the project's rooms.
  */
 export function projectWatches() {
   const bySocket = new WeakMap<object, Map<string, Set<string>>>();
