@@ -19,6 +19,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   uuid4,
@@ -79,16 +80,36 @@ export const rulesChangedUpdate = defineUpdate<RulesChangedResult, []>('rulesCha
 export const stateQuery = defineQuery<TwinView>('state');
 
 /** I/O that must happen eventually (mirror, notifications, check-backs): retried until it does. */
-const durable = proxyActivities<TwinActivities>({
+const durableOptions = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+} as const;
 
 /** I/O a caller waits for (Updates, command publishes): a few quick tries, then an answer. */
-const answering = proxyActivities<TwinActivities>({
+const answeringOptions = {
   startToCloseTimeout: '5 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
-});
+} as const;
+
+/**
+ * The twin's steps: each a Redis read or write of a few milliseconds. Runs started after
+ * LOCAL_STEPS_PATCH run them as local activities, inside the workflow task that decided them;
+ * runs before it as activities of the task queue.
+ */
+interface TwinSteps {
+  durable: TwinActivities;
+  answering: TwinActivities;
+}
+
+const queuedSteps: TwinSteps = {
+  durable: proxyActivities<TwinActivities>(durableOptions),
+  answering: proxyActivities<TwinActivities>(answeringOptions),
+};
+
+const localSteps: TwinSteps = {
+  durable: proxyLocalActivities<TwinActivities>(durableOptions),
+  answering: proxyLocalActivities<TwinActivities>(answeringOptions),
+};
 
 /**
  * The liveness watch (awaitSilence): retried for as long as the device is heard from, each retry
@@ -106,6 +127,14 @@ const watching = proxyActivities<TwinActivities>({
  */
 export const HEARTBEAT_WATCH_PATCH = 'twin-heartbeat-watch';
 
+/**
+ * Runs started after this patch run their steps (mirror writes and reads, rule loads, lock writes,
+ * command flushes) as local activities (docs/architecture.md, "The twin's steps run in its
+ * workflow task"); runs before it as activities of the task queue. The liveness watch stays an
+ * activity of the task queue: its retries are the heartbeat timer.
+ */
+export const LOCAL_STEPS_PATCH = 'twin-local-steps';
+
 /** Workflow time: deterministic inside the sandbox. */
 const nowMs = (): number => new Date().getTime();
 
@@ -114,6 +143,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   const { deviceId, projectId } = cfg;
   let s: TwinState = twin.resumeState(input.state);
   const watched = patched(HEARTBEAT_WATCH_PATCH);
+  const { durable, answering } = patched(LOCAL_STEPS_PATCH) ? localSteps : queuedSteps;
 
   /** Every step that does I/O runs here, one at a time, so mirror writes never overtake each other. */
   let chain: Promise<unknown> = Promise.resolve();

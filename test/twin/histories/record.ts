@@ -214,3 +214,52 @@ test('online written ahead, kept online by data through the liveness watch, offl
   await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
   await save('liveness-watch', device.deviceId);
 }, 60_000);
+
+test('every step as a local activity: start with kept commands, info, locks, rules, an alarm, offline by silence (issue 14)', async () => {
+  const device = await createDevice(env.redis);
+  const subscriber = await commandSubscriber(env.config, device.deviceId);
+  try {
+    await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
+    await keepCommand(env.redis, device.deviceId, 'V5', 'kept');
+    const at = iso();
+    await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
+    await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
+    await eventually(() => expect(subscriber.messages).toHaveLength(1));
+    await env.twins.info(device.deviceId, device.projectId, { firmwareVersion: '2.0.0', at: iso() });
+    await env.twins.lock(device.deviceId, device.projectId, 'V7', 'widget-1');
+    await env.twins.unlock(device.deviceId, device.projectId, 'V7', 'widget-1');
+    await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
+    await env.twins.rulesChanged(device.deviceId, device.projectId);
+    const ruleId = randomUUID();
+    const edge = (kind: 'raise' | 'clear') => ({
+      edgeId: randomUUID(),
+      edge: kind,
+      ruleId,
+      pin: 'V1',
+      value: kind === 'raise' ? '90' : '10',
+      at: iso(),
+      severity: 'minor' as const,
+      forSeconds: 0,
+      renotifySeconds: null,
+      escalate: null,
+      channels: ['inApp' as const],
+      title: 'Threshold: V1 gt 50',
+      message: 'hot',
+      notified: true,
+    });
+    await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '1');
+    await env.twins.alarmEdge(device.deviceId, device.projectId, edge('raise'));
+    await eventually(async () => expect(await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)).toContain('"active"'));
+    await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '0');
+    await env.twins.alarmEdge(device.deviceId, device.projectId, edge('clear'));
+    await eventually(async () => expect(await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)).toContain('"cleared"'));
+    expect((await mirror(env.redis, device.deviceId)).firmwareVersion).toBe('2.0.0');
+    await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
+    await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1));
+    await env.twins.end(device.deviceId);
+    await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
+    await save('local-steps', device.deviceId);
+  } finally {
+    await subscriber.close();
+  }
+}, 60_000);
