@@ -106,9 +106,16 @@ const queuedSteps: TwinSteps = {
   answering: proxyActivities<TwinActivities>(answeringOptions),
 };
 
+/**
+ * A local step whose next retry is due later than this waits for it on a server timer, with its
+ * workflow task closed: retried inside the task, a step meeting a long Redis outage would hold the
+ * task, and the worker's shutdown, until Redis is back.
+ */
+const LOCAL_RETRY_THRESHOLD = '5 seconds';
+
 const localSteps: TwinSteps = {
-  durable: proxyLocalActivities<TwinActivities>(durableOptions),
-  answering: proxyLocalActivities<TwinActivities>(answeringOptions),
+  durable: proxyLocalActivities<TwinActivities>({ ...durableOptions, localRetryThreshold: LOCAL_RETRY_THRESHOLD }),
+  answering: proxyLocalActivities<TwinActivities>({ ...answeringOptions, localRetryThreshold: LOCAL_RETRY_THRESHOLD }),
 };
 
 /**

@@ -52,9 +52,10 @@ export function quietTemporalLogs(): void {
   }
 }
 
-export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2): Promise<TwinTestEnv> {
+/** A worker of its own on a task queue of its own; `overrides` point it at other servers (a fault test's own Redis). */
+export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2, overrides: Record<string, string> = {}): Promise<TwinTestEnv> {
   quietTemporalLogs();
-  const config = testConfig({ DEVICE_HEARTBEAT_TIMEOUT_S: String(heartbeatTimeoutS), SHUTDOWN_GRACE_MS: '2000' });
+  const config = testConfig({ DEVICE_HEARTBEAT_TIMEOUT_S: String(heartbeatTimeoutS), SHUTDOWN_GRACE_MS: '2000', ...overrides });
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const taskQueue = `twin-${name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(config.LOG_LEVEL, `test-${name}`);
