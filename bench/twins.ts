@@ -1,8 +1,12 @@
 /**
  * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
  * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
- * figures only. BENCH_PHASES (storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
+ * figures only. BENCH_PHASES (locks,storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
  * the gateway's.
+ *
+ *   locks             BENCH_LOCKS (300) lock and unlock requests in turn on one device through the
+ *                     management API (PUT / DELETE /api/v1/devices/{id}/pins/V1/lock), one at a
+ *                     time: each is an Update of the twin, answered once the twin has written it.
  *
  *   reconnect storm   BENCH_STORM devices (10,000), mirrored offline, publish `online` on their
  *                     status topics at once: time until every one is shown online (the mirror,
@@ -42,7 +46,7 @@ import { closeFleet, connectFleet } from './support/mqtt-fleet';
 import { rssBytes } from './support/rss';
 import { gatewayNode, startService, startWorker } from './support/service-process';
 import { twinSignals } from './support/service-metrics';
-import { printRows, summarize } from './support/stats';
+import { latencyLine, printRows, summarize } from './support/stats';
 import { ACTION_KINDS, actionsInWindow, pendingAttempts, total, type ActionCount } from './support/twin-actions';
 
 const TOPIC_ROOT = 'bench';
@@ -123,6 +127,24 @@ interface Run {
   workerPid: number;
   cacheSize: number;
   onlineSlots: number;
+}
+
+/** Lock and unlock requests in turn on one device, one at a time: the latency of a twin Update, as a dashboard sees it. */
+async function locks(run: Run, count: number): Promise<void> {
+  const [deviceId] = await createDevices(run.account, 1);
+  const path = `${run.baseUrl}/api/v1/devices/${deviceId}/pins/V1/lock`;
+  const call = async (method: 'PUT' | 'DELETE'): Promise<number> => {
+    const t0 = performance.now();
+    const res = await fetch(path, { method, headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' }, body: method === 'PUT' ? '{}' : undefined });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${method} lock answered ${res.status}`);
+    return performance.now() - t0;
+  };
+  // The first requests start the twin and warm both processes up: not measured.
+  for (let i = 0; i < 20; i++) await call(i % 2 === 0 ? 'PUT' : 'DELETE');
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) latencies.push(await call(i % 2 === 0 ? 'PUT' : 'DELETE'));
+  printRows(`\nLocks: ${count} lock and unlock requests in turn on one device, one at a time`, [['request → answer', latencyLine(summarize(latencies))]]);
 }
 
 /**
@@ -298,7 +320,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const periods = envInt('BENCH_VALUE_PERIODS', 6);
   const cacheSize = envInt('WORKER_MAX_CACHED_WORKFLOWS', 1000);
   const onlineSlots = envInt('ONLINE_RELAY_SLOTS', 32);
-  const phases = new Set((process.env.BENCH_PHASES ?? 'storm,fleet,actions').split(',').map((p) => p.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'locks,storm,fleet,actions').split(',').map((p) => p.trim()));
   process.stdout.write(`${machineLine()}\n`);
 
   const backends = await startBackends(cleanup);
@@ -339,6 +361,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   };
   process.stdout.write(`worker RSS at start: ${mb(rssBytes(worker.pid))}\n`);
 
+  if (phases.has('locks')) await locks(run, envInt('BENCH_LOCKS', 300));
   const storm = phases.has('storm') ? await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000, envInt('BENCH_STORM_PROBES', 2)) : [];
   if (phases.has('fleet')) await fleet(run, storm.length, fleetTarget, fleetLimitMs);
   if (phases.has('actions')) await actionsAndTimers(run, valueDevices, heartbeatS, periods);
