@@ -48,6 +48,24 @@ async function save(name: string, deviceId: string): Promise<void> {
 
 const iso = (offsetMs = 0): string => new Date(Date.now() + offsetMs).toISOString();
 
+/** A threshold rule's alarm edge on V1 as the gateway sends it (already notified), re-notified every `renotifySeconds`. */
+const thresholdEdge = (ruleId: string, edge: 'raise' | 'clear', at: string, renotifySeconds: number | null) => ({
+  edgeId: randomUUID(),
+  edge,
+  ruleId,
+  pin: 'V1',
+  value: edge === 'raise' ? '90' : '10',
+  at,
+  severity: 'major' as const,
+  forSeconds: 0,
+  renotifySeconds,
+  escalate: null,
+  channels: ['inApp' as const],
+  title: 'Threshold: V1 gt 50',
+  message: 'hot',
+  notified: true,
+});
+
 test('online by activity, offline by heartbeat timeout, with status rules', async () => {
   const device = await createDevice(env.redis);
   await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
@@ -158,29 +176,13 @@ test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issu
   const device = await createDevice(env.redis);
   await addRule(env.redis, device, { condition: 'offline', forSeconds: 1, message: 'gone {value}' });
   const ruleId = randomUUID();
-  const edge = (kind: 'raise' | 'clear', at: string) => ({
-    edgeId: randomUUID(),
-    edge: kind,
-    ruleId,
-    pin: 'V1',
-    value: kind === 'raise' ? '90' : '10',
-    at,
-    severity: 'major' as const,
-    forSeconds: 0,
-    renotifySeconds: 1,
-    escalate: null,
-    channels: ['inApp' as const],
-    title: 'Threshold: V1 gt 50',
-    message: 'hot',
-    notified: true,
-  });
   const alarm = async () => JSON.parse((await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)) ?? 'null') as { state: string } | null;
   await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '1');
-  await env.twins.alarmEdge(device.deviceId, device.projectId, edge('raise', iso()));
+  await env.twins.alarmEdge(device.deviceId, device.projectId, thresholdEdge(ruleId, 'raise', iso(), 1));
   await eventually(async () => expect(await alarm()).toMatchObject({ state: 'active' }));
   // One re-notification after a second, then the clear edge.
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1), 10_000);
-  await env.twins.alarmEdge(device.deviceId, device.projectId, edge('clear', iso(1)));
+  await env.twins.alarmEdge(device.deviceId, device.projectId, thresholdEdge(ruleId, 'clear', iso(1), 1));
   await eventually(async () => expect(await alarm()).toMatchObject({ state: 'cleared' }));
 
   await env.twins.status(device.deviceId, device.projectId, 'online', iso());
@@ -231,27 +233,11 @@ test('every step as a local activity: start with kept commands, info, locks, rul
     await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
     await env.twins.rulesChanged(device.deviceId, device.projectId);
     const ruleId = randomUUID();
-    const edge = (kind: 'raise' | 'clear') => ({
-      edgeId: randomUUID(),
-      edge: kind,
-      ruleId,
-      pin: 'V1',
-      value: kind === 'raise' ? '90' : '10',
-      at: iso(),
-      severity: 'minor' as const,
-      forSeconds: 0,
-      renotifySeconds: null,
-      escalate: null,
-      channels: ['inApp' as const],
-      title: 'Threshold: V1 gt 50',
-      message: 'hot',
-      notified: true,
-    });
     await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '1');
-    await env.twins.alarmEdge(device.deviceId, device.projectId, edge('raise'));
+    await env.twins.alarmEdge(device.deviceId, device.projectId, thresholdEdge(ruleId, 'raise', iso(), null));
     await eventually(async () => expect(await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)).toContain('"active"'));
     await env.redis.hset(keys.deviceRuleState(device.deviceId), ruleId, '0');
-    await env.twins.alarmEdge(device.deviceId, device.projectId, edge('clear'));
+    await env.twins.alarmEdge(device.deviceId, device.projectId, thresholdEdge(ruleId, 'clear', iso(), null));
     await eventually(async () => expect(await env.redis.hget(keys.deviceAlarms(device.deviceId), ruleId)).toContain('"cleared"'));
     expect((await mirror(env.redis, device.deviceId)).firmwareVersion).toBe('2.0.0');
     await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
