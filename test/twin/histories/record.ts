@@ -11,7 +11,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findTemporalCli } from '../../../scripts/temporal-cli';
-import { twinWorkflowId } from '../../../common/contracts';
+import { notificationWorkflowId, twinWorkflowId, type NotificationRecord } from '../../../common/contracts';
+import { deliverNotification } from '../../../workflows/notification-delivery';
 import { writeStatusAhead } from '../../../store/device-mirror';
 import {
   addRule,
@@ -37,14 +38,17 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-/** The latest run's history as the Temporal CLI prints it: the JSON the SDK's replayer reads. */
-async function save(name: string, deviceId: string): Promise<void> {
+/** The latest run's history of a workflow as the Temporal CLI prints it: the JSON the SDK's replayer reads. */
+async function saveWorkflow(name: string, workflowId: string): Promise<void> {
   const cli = findTemporalCli();
   if (!cli || !env.config.TEMPORAL_ADDRESS) throw new Error('no Temporal CLI or address');
-  const args = ['workflow', 'show', '--address', env.config.TEMPORAL_ADDRESS, '-w', twinWorkflowId(deviceId), '--output', 'json'];
+  const args = ['workflow', 'show', '--address', env.config.TEMPORAL_ADDRESS, '-w', workflowId, '--output', 'json'];
   const { stdout } = await promisify(execFile)(cli, args, { maxBuffer: 64 * 1024 * 1024 });
   await writeFile(join(__dirname, `${name}.json`), stdout);
 }
+
+/** The latest run of a device's twin. */
+const save = (name: string, deviceId: string): Promise<void> => saveWorkflow(name, twinWorkflowId(deviceId));
 
 const iso = (offsetMs = 0): string => new Date(Date.now() + offsetMs).toISOString();
 
@@ -249,3 +253,24 @@ test('every step as a local activity: start with kept commands, info, locks, rul
     await subscriber.close();
   }
 }, 60_000);
+
+test('a notification delivered: stored with its in-app event, then email and push', async () => {
+  const device = await createDevice(env.redis);
+  const record: NotificationRecord = {
+    id: randomUUID(),
+    projectId: device.projectId,
+    deviceId: device.deviceId,
+    ruleId: null,
+    type: 'device_status',
+    title: 'Device offline',
+    message: 'went offline',
+    priority: 'high',
+    channels: ['inApp', 'email', 'push'],
+    read: false,
+    createdAt: iso(),
+  };
+  const workflowId = notificationWorkflowId(record.id);
+  await env.client.workflow.execute(deliverNotification, { taskQueue: env.taskQueue, workflowId, args: [record] });
+  expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1);
+  await saveWorkflow('notification-delivery', workflowId);
+});
