@@ -29,6 +29,7 @@ import type { TwinActivities } from '../activities';
 import type { TwinRule } from '../activities/types';
 import type { NotificationRecord, PinLock } from '../common/contracts';
 import { notificationWorkflowId } from '../common/contracts';
+import { LOCAL_RETRY_THRESHOLD } from './local-retry';
 import { deliverNotification } from './notification-delivery';
 import * as twin from './twin-state';
 import type {
@@ -105,13 +106,6 @@ const queuedSteps: TwinSteps = {
   durable: proxyActivities<TwinActivities>(durableOptions),
   answering: proxyActivities<TwinActivities>(answeringOptions),
 };
-
-/**
- * A local step whose next retry is due later than this waits for it on a server timer, with its
- * workflow task closed: retried inside the task, a step meeting a long Redis outage would hold the
- * task, and the worker's shutdown, until Redis is back.
- */
-const LOCAL_RETRY_THRESHOLD = '5 seconds';
 
 const localSteps: TwinSteps = {
   durable: proxyLocalActivities<TwinActivities>({ ...durableOptions, localRetryThreshold: LOCAL_RETRY_THRESHOLD }),

@@ -1,12 +1,24 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { NotificationChannel, NotificationRecord } from '../common/contracts';
 import type { TwinActivities } from '../activities';
+import { LOCAL_RETRY_THRESHOLD } from './local-retry';
 
 /** Storing the record and the in-app event: retried until it succeeds. */
-const storing = proxyActivities<TwinActivities>({
+const storingOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+
+const storingQueued = proxyActivities<TwinActivities>(storingOptions);
+
+/**
+ * Deliveries started after this patch store the record as a local activity, in their first
+ * workflow task (docs/architecture.md, "The twin's steps run in its workflow task": the same
+ * reasons, the same retry threshold); those before it, as an activity of the task queue.
+ */
+export const LOCAL_STORE_PATCH = 'notification-local-store';
+
+const storingLocal = proxyLocalActivities<TwinActivities>({ ...storingOptions, localRetryThreshold: LOCAL_RETRY_THRESHOLD });
 
 /** Email and push: each retried with backoff on its own, given up after a bounded number of tries. */
 const sending = proxyActivities<TwinActivities>({
@@ -23,6 +35,7 @@ export type ChannelResult = 'sent' | 'off' | 'no-recipients' | 'failed' | 'skipp
  */
 export async function deliverNotification(record: NotificationRecord): Promise<Record<NotificationChannel, ChannelResult>> {
   const result: Record<NotificationChannel, ChannelResult> = { inApp: 'skipped', email: 'skipped', push: 'skipped' };
+  const storing = patched(LOCAL_STORE_PATCH) ? storingLocal : storingQueued;
   const { outcome } = await storing.createNotification({ record });
   if (outcome === 'gone') return result;
   if (record.channels.includes('inApp')) result.inApp = 'sent';

@@ -272,5 +272,5 @@ test('a notification delivered: stored with its in-app event, then email and pus
   const workflowId = notificationWorkflowId(record.id);
   await env.client.workflow.execute(deliverNotification, { taskQueue: env.taskQueue, workflowId, args: [record] });
   expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1);
-  await saveWorkflow('notification-delivery', workflowId);
+  await saveWorkflow('notification-local-store', workflowId);
 });
