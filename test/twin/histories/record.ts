@@ -50,6 +50,13 @@ async function saveWorkflow(name: string, workflowId: string): Promise<void> {
 /** The latest run of a device's twin. */
 const save = (name: string, deviceId: string): Promise<void> => saveWorkflow(name, twinWorkflowId(deviceId));
 
+/** Ends a device's twin, waits for its last run to complete, and saves that run's history. */
+async function endAndSave(name: string, deviceId: string): Promise<void> {
+  await env.twins.end(deviceId);
+  await env.client.workflow.getHandle(twinWorkflowId(deviceId)).result();
+  await save(name, deviceId);
+}
+
 const iso = (offsetMs = 0): string => new Date(Date.now() + offsetMs).toISOString();
 
 /** A threshold rule's alarm edge on V1 as the gateway sends it (already notified), re-notified every `renotifySeconds`. */
@@ -80,9 +87,7 @@ test('online by activity, offline by heartbeat timeout, with status rules', asyn
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('online'));
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2));
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('heartbeat-timeout', device.deviceId);
+  await endAndSave('heartbeat-timeout', device.deviceId);
 });
 
 test('status messages, info and a stale offline', async () => {
@@ -93,9 +98,7 @@ test('status messages, info and a stale offline', async () => {
   await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1));
   await eventually(async () => expect((await env.twins.state(device.deviceId))?.status).toBe('offline'));
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).firmwareVersion).toBe('1.2.3'));
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('status-and-info', device.deviceId);
+  await endAndSave('status-and-info', device.deviceId);
 });
 
 test('locks and unlocks, by widget and by user', async () => {
@@ -107,9 +110,7 @@ test('locks and unlocks, by widget and by user', async () => {
   await env.twins.unlock(device.deviceId, device.projectId, 'V7', 'widget-1');
   await env.twins.unlock(device.deviceId, device.projectId, 'D3');
   await env.twins.unlock(device.deviceId, device.projectId, 'D3');
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('locks', device.deviceId);
+  await endAndSave('locks', device.deviceId);
 });
 
 test('no_data fires once per silence and re-arms, rules reloaded on the way', async () => {
@@ -123,9 +124,7 @@ test('no_data fires once per silence and re-arms, rules reloaded on the way', as
   await addRule(env.redis, device, { condition: 'no_data', pin: null, duration: 1 });
   await env.twins.rulesChanged(device.deviceId, device.projectId);
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(3), 8000);
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('no-data', device.deviceId);
+  await endAndSave('no-data', device.deviceId);
 });
 
 test('commands kept while offline are flushed on reconnect', async () => {
@@ -139,9 +138,7 @@ test('commands kept while offline are flushed on reconnect', async () => {
     await eventually(() => expect(subscriber.messages).toHaveLength(2));
     await keepCommand(env.redis, device.deviceId, 'V6', 'later');
     await env.twins.lock(device.deviceId, device.projectId, 'V6', null);
-    await env.twins.end(device.deviceId);
-    await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-    await save('command-flush', device.deviceId);
+    await endAndSave('command-flush', device.deviceId);
   } finally {
     await subscriber.close();
   }
@@ -171,9 +168,7 @@ test('a run that continued as new carries its state', async () => {
   }
   await eventually(async () => expect((await env.twins.state(device.deviceId))?.stats.runs).toBe(2), 20_000);
   await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1));
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('continued-as-new', device.deviceId);
+  await endAndSave('continued-as-new', device.deviceId);
 }, 60_000);
 
 test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issue 17)', async () => {
@@ -194,9 +189,7 @@ test('alarm edges with re-notify, a status hold, a disconnect by Last Will (issu
   await env.twins.status(device.deviceId, device.projectId, 'offline', iso(1), 'last will');
   await eventually(async () => expect(await env.redis.hget(keys.deviceState(device.deviceId), 'disconnectReason')).toBe('last will'));
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2), 10_000);
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('alarms-and-status-holds', device.deviceId);
+  await endAndSave('alarms-and-status-holds', device.deviceId);
 });
 
 test('online written ahead, kept online by data through the liveness watch, offline by silence (issue 14)', async () => {
@@ -216,9 +209,7 @@ test('online written ahead, kept online by data through the liveness watch, offl
   expect((await mirror(env.redis, device.deviceId)).status).toBe('online');
   await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
   await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(2));
-  await env.twins.end(device.deviceId);
-  await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-  await save('liveness-watch', device.deviceId);
+  await endAndSave('liveness-watch', device.deviceId);
 }, 60_000);
 
 test('every step as a local activity: start with kept commands, info, locks, rules, an alarm, offline by silence (issue 14)', async () => {
@@ -246,9 +237,7 @@ test('every step as a local activity: start with kept commands, info, locks, rul
     expect((await mirror(env.redis, device.deviceId)).firmwareVersion).toBe('2.0.0');
     await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
     await eventually(async () => expect(await notificationsOf(env.redis, device.projectId)).toHaveLength(1));
-    await env.twins.end(device.deviceId);
-    await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
-    await save('local-steps', device.deviceId);
+    await endAndSave('local-steps', device.deviceId);
   } finally {
     await subscriber.close();
   }
