@@ -208,30 +208,53 @@ async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, r
 /**
  * Raises the rate by BENCH_LADDER_FACTOR from `start` (BENCH_LADDER_STEPS at most, BENCH_STEP_SECONDS
  * each, a pin per step) until a step does not hold (something lost, or p99 above HELD_P99_MS).
- * Returns every step; the held rate is the last that held. A step whose publisher fell behind its
- * schedule says so: then the bench's own publisher, not the subscriber, bounds the figure.
+ * Then, BENCH_LADDER_REFINE times (2), it halves the gap between the last rate held and the first
+ * not held (the geometric mean of the two), after `rest` has let the servers go quiet: with
+ * steps ×1.4 apart a held rate read off the ladder alone may be up to 40 % below the real one.
+ * Returns every step; the held rate is the highest that held. A step whose publisher fell behind
+ * its schedule says so: then the bench's own publisher, not the subscriber, bounds the figure.
  */
-async function ladder(label: string, start: number, step: (pin: string, rate: number, seconds: number) => Promise<PhaseResult>): Promise<PhaseResult[]> {
+async function ladder(
+  label: string,
+  start: number,
+  step: (pin: string, rate: number, seconds: number) => Promise<PhaseResult>,
+  rest: () => Promise<void>,
+): Promise<PhaseResult[]> {
   const factor = Number(process.env.BENCH_LADDER_FACTOR ?? '1.4');
   const steps = envInt('BENCH_LADDER_STEPS', 10);
+  const refinements = envInt('BENCH_LADDER_REFINE', 2);
   const seconds = envInt('BENCH_STEP_SECONDS', 8);
   const results: PhaseResult[] = [];
-  process.stdout.write(`\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`);
-  for (let i = 0; i < steps; i += 1) {
-    const rate = Math.round(start * factor ** i);
-    const r = await step(ladderPin(i), rate, seconds);
+  const run = async (pin: string, rate: number): Promise<PhaseResult> => {
+    const r = await step(pin, rate, seconds);
     results.push(r);
     const behind = r.published.seconds > seconds * 1.1 ? ` (publisher behind: ${r.published.seconds.toFixed(1)} s)` : '';
     process.stdout.write(
       `  ${String(rate).padStart(6)}/s offered: stored ${r.stored}/${r.published.acked} (${r.throughput.toFixed(0)}/s), ` +
         `p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, CPU ${Math.round(r.cpu)}% ${holds(r) ? 'holds' : 'does not hold'}${behind}\n`,
     );
-    if (!holds(r)) break;
+    return r;
+  };
+  process.stdout.write(`\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`);
+  let held = 0;
+  let failed = 0;
+  for (let i = 0; i < steps && failed === 0; i += 1) {
+    const rate = Math.round(start * factor ** i);
+    if (holds(await run(ladderPin(i), rate))) held = rate;
+    else failed = rate;
+  }
+  for (let k = 0; k < refinements && failed > 0 && held > 0; k += 1) {
+    const rate = Math.round(Math.sqrt(held * failed));
+    if (rate <= held || rate >= failed) break;
+    await rest();
+    process.stdout.write(`  (between ${held}/s held and ${failed}/s not held, after the servers went quiet)\n`);
+    if (holds(await run(ladderPin(steps + k), rate))) held = rate;
+    else failed = rate;
   }
   return results;
 }
 
-const heldRate = (steps: readonly PhaseResult[]): number => steps.filter(holds).at(-1)?.rate ?? 0;
+const heldRate = (steps: readonly PhaseResult[]): number => Math.max(0, ...steps.filter(holds).map((r) => r.rate));
 
 /** The servers together under this share of one core over a second count as quiet before a measured part. */
 const QUIET_PERCENT = 20;
@@ -388,8 +411,8 @@ function printTargets(base: PhaseResult, measured: PhaseResult, half: PhaseResul
     [
       '  the same at each ladder step both held',
       baseLadder
-        .flatMap((b, i) => {
-          const s = serviceLadder[i];
+        .flatMap((b) => {
+          const s = serviceLadder.find((r) => r.rate === b.rate);
           return s && holds(s) && holds(b) ? [`${b.rate}/s ${(cpuPerThousand(s) / cpuPerThousand(b)).toFixed(2)}×`] : [];
         })
         .join(', ') || 'none',
@@ -451,7 +474,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   // Each measured part starts once whatever the one before left running has gone quiet: without the
   // wait, a 1000/s part right after a 3765/s one measured 1.5× the gateway's CPU per value of the
   // same rate earlier in the run.
-  const settled = async <T>(part: () => Promise<T>): Promise<T> => {
+  const quiet = async (): Promise<void> => {
     const waited = await waitForQuiet(
       [service.pid, worker.pid, baseline.pid, backends.pids.temporal, backends.pids.redis, backends.pids.mosquitto],
       QUIET_PERCENT,
@@ -459,15 +482,18 @@ async function main(cleanup: Cleanup): Promise<void> {
       [backends.pids.postgres],
     );
     if (waited > 1.5) process.stdout.write(`(waited ${waited.toFixed(0)} s for the servers to go quiet)\n`);
+  };
+  const settled = async <T>(part: () => Promise<T>): Promise<T> => {
+    await quiet();
     return part();
   };
   const base = await settled(() => baselinePhase(run, baseline, PIN, rate, seconds, true));
   await settled(() => restPhase(run, service, baseline));
   const measured = await settled(() => servicePhase(run, service, PIN, rate, seconds, true));
-  const baseLadder = await settled(() => ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false)));
+  const baseLadder = await settled(() => ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false), quiet));
   const baseHeld = heldRate(baseLadder);
   const half = baseHeld > 0 ? await settled(() => servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true)) : null;
-  const serviceLadder = await settled(() => ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false)));
+  const serviceLadder = await settled(() => ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false), quiet));
   printRows('\nservice / baseline', [
     ['throughput', ratio(measured.throughput, base.throughput)],
     ['p50 latency', ratio(measured.latency.p50, base.latency.p50)],
