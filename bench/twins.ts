@@ -234,24 +234,30 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number, pro
 async function fleet(run: Run, already: number, target: number, limitMs: number): Promise<void> {
   const step = envInt('BENCH_FLEET_STEP', 2500);
   const rows: [string, string][] = [];
+  const rss = (): string => `worker RSS ${mb(rssBytes(run.workerPid))}, Temporal dev server RSS ${mb(rssBytes(run.backends.pids.temporal))}`;
   const t0 = Date.now();
   let count = already;
-  rows.push([`${count} twins`, `worker RSS ${mb(rssBytes(run.workerPid))} (cache ${run.cacheSize})`]);
-  while (count < target && Date.now() - t0 < limitMs) {
+  let refused = '';
+  rows.push([`${count} twins`, `${rss()} (cache ${run.cacheSize})`]);
+  while (count < target && Date.now() - t0 < limitMs && !refused) {
     const n = Math.min(step, target - count);
     const ids = await createDeviceHashes(run.redis, run.projectId, n);
-    const started = await startTwins(run.redis, run.quiet, run.projectId, ids, 3 * limitMs);
+    const started = await startTwins(run.redis, run.quiet, run.projectId, ids, 3 * limitMs).catch((err: unknown) => {
+      refused = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      return null;
+    });
+    if (!started) break;
     count += n;
-    const row: [string, string] = [
-      `${count} twins`,
-      `worker RSS ${mb(rssBytes(run.workerPid))}; these ${n}: start calls ${perSecond(n, started.calledMs)}, bootstrapped ${perSecond(n, started.readyMs)}`,
-    ];
+    const row: [string, string] = [`${count} twins`, `${rss()}; these ${n}: start calls ${perSecond(n, started.calledMs)}, bootstrapped ${perSecond(n, started.readyMs)}`];
     rows.push(row);
     process.stdout.write(`fleet: ${row.join(': ')}\n`);
   }
   const totalMs = Date.now() - t0;
   rows.push(['reached', `${count} twins (${count - already} started in ${secs(totalMs)}, ${perSecond(count - already, totalMs)}; limit ${secs(limitMs)})`]);
+  // The bench's aim is the largest fleet this Temporal takes: a start it refuses ends the phase, with its words.
+  if (refused) rows.push(['Temporal refused the next starts', `${refused} (${rss()})`]);
   printRows(`\nTwins on one worker (workflow cache ${run.cacheSize})`, rows);
+  if (refused) throw new Error(`the fleet phase ended at ${count} twins: Temporal refused starts (${refused})`);
 }
 
 /** Item 3: actions per online device per heartbeat period, then their heartbeat timers firing (lateness). */
