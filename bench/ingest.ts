@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { MqttClient } from 'mqtt';
@@ -22,6 +23,7 @@ import { baselineHistoryKey } from './support/baseline-protocol';
 import { watchBrokerDrops, type BrokerDrops } from './support/broker-sys';
 import { runBench, type Cleanup } from './support/cleanup';
 import { cpuMeter, waitForQuiet } from './support/cpu';
+import { machineCpuMeter } from './support/machine-cpu';
 import { envInt } from './support/env';
 import { countOnline, countPoints, countStoredPoints, readStoredPoints } from './support/history';
 import { historyMemoryPhase } from './support/history-memory';
@@ -82,7 +84,12 @@ interface PhaseResult {
   settled: Summary;
   /** The processes doing the work (gateway + worker, or the baseline subscriber), % of one core. */
   cpu: number;
+  /** The whole machine (broker, Redis, the bench's publishers and client, everything), % of one core. */
+  machine: number;
 }
+
+/** The machine's cores: a ladder step shows how much of them the whole machine used. */
+const CORES = availableParallelism();
 
 const lost = (r: PhaseResult): number => r.published.acked - r.stored;
 const holds = (r: PhaseResult): boolean => r.published.acked > 0 && lost(r) === 0 && r.latency.p99 <= HELD_P99_MS;
@@ -126,6 +133,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
   run.cleanup.add('socket.io client', async () => updates.close());
   const pids = { gateway: service.pid, worker: run.worker.pid };
   const cpu = cpuMeter({ ...pids, ...run.backends.pids, bench: process.pid });
+  const machine = machineCpuMeter();
   const health = probe(`${service.baseUrl}/healthz`);
   const bridgeBefore = await bridgeCounters(service.metricsUrl);
   const gcBefore = await gcPauses(service.metricsUrl);
@@ -135,6 +143,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
   const stored = await settle(() => countStoredPoints(run.pool, run.deviceIds, pin), outcome.acked);
   const received = await settle(() => updates.samples.length, outcome.acked);
   const shares = cpu.shares();
+  const machineShare = machine.since();
   updates.close();
 
   const points = await readStoredPoints(run.pool, run.deviceIds, pin);
@@ -147,6 +156,7 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
     latency: summarize(updates.samples.map((s) => s.latency)),
     settled: summarize(secondHalf(updates.samples)),
     cpu: (shares.gateway ?? NaN) + (shares.worker ?? NaN),
+    machine: machineShare,
   };
   if (!verbose) return result;
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
@@ -174,11 +184,13 @@ async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, r
   await warmUp(run, BASELINE_ROOT, rate);
   const before = await baseline.report();
   const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, bench: process.pid });
+  const machine = machineCpuMeter();
   const topics = run.deviceIds.map((id) => `${BASELINE_ROOT}/${id}/pin/${pin}`);
   const outcome = await publishPaced(run.fleet, topics, rate, seconds);
   const historyKeys = run.deviceIds.map((id) => baselineHistoryKey(id, pin));
   const stored = await settle(() => countPoints(run.redis, historyKeys), outcome.acked);
   const shares = cpu.shares();
+  const machineShare = machine.since();
   const report = await baseline.report();
   const latencies = report.latencies.slice(before.latencies.length);
   const ackTimes = report.ackTimes.slice(before.ackTimes.length);
@@ -191,6 +203,7 @@ async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, r
     latency: summarize(latencies),
     settled: summarize(secondHalf(samples)),
     cpu: shares.baseline ?? NaN,
+    machine: machineShare,
   };
   if (!verbose) return result;
   printRows(`\nbaseline: bare mqtt.js subscriber + one Redis pipeline per message (pid ${baseline.pid}), ${rate} values/s on ${pin}`, [
@@ -231,7 +244,7 @@ async function ladder(
     const behind = r.published.seconds > seconds * 1.1 ? ` (publisher behind: ${r.published.seconds.toFixed(1)} s)` : '';
     process.stdout.write(
       `  ${String(rate).padStart(6)}/s offered: stored ${r.stored}/${r.published.acked} (${r.throughput.toFixed(0)}/s), ` +
-        `p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, CPU ${Math.round(r.cpu)}% ${holds(r) ? 'holds' : 'does not hold'}${behind}\n`,
+        `p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, CPU ${Math.round(r.cpu)}% (machine ${Math.round(r.machine)}% of ${CORES * 100}%) ${holds(r) ? 'holds' : 'does not hold'}${behind}\n`,
     );
     return r;
   };
