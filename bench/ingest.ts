@@ -238,7 +238,7 @@ async function ladder(
   const refinements = envInt('BENCH_LADDER_REFINE', 2);
   const seconds = envInt('BENCH_STEP_SECONDS', 8);
   const results: PhaseResult[] = [];
-  const run = async (pin: string, rate: number): Promise<PhaseResult> => {
+  const measure = async (pin: string, rate: number): Promise<PhaseResult> => {
     const r = await step(pin, rate, seconds);
     results.push(r);
     const behind = r.published.seconds > seconds * 1.1 ? ` (publisher behind: ${r.published.seconds.toFixed(1)} s)` : '';
@@ -253,7 +253,7 @@ async function ladder(
   let failed = 0;
   for (let i = 0; i < steps && failed === 0; i += 1) {
     const rate = Math.round(start * factor ** i);
-    if (holds(await run(ladderPin(i), rate))) held = rate;
+    if (holds(await measure(ladderPin(i), rate))) held = rate;
     else failed = rate;
   }
   for (let k = 0; k < refinements && failed > 0 && held > 0; k += 1) {
@@ -261,7 +261,7 @@ async function ladder(
     if (rate <= held || rate >= failed) break;
     await rest();
     process.stdout.write(`  (between ${held}/s held and ${failed}/s not held, after the servers went quiet)\n`);
-    if (holds(await run(ladderPin(steps + k), rate))) held = rate;
+    if (holds(await measure(ladderPin(steps + k), rate))) held = rate;
     else failed = rate;
   }
   return results;

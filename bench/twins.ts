@@ -2,7 +2,7 @@
  * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
  * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
  * figures only. BENCH_PHASES (locks,storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
- * the gateway's.
+ * the gateway's; BENCH_TEMPORAL_DB=file keeps the dev server's SQLite in a file (bench/support/backends.ts).
  *
  *   locks             BENCH_LOCKS (300) lock and unlock requests in turn on one device through the
  *                     management API (PUT / DELETE /api/v1/devices/{id}/pins/V1/lock), one at a
