@@ -111,7 +111,8 @@ async function startTwins(redis: Redis, twins: TwinClient, projectId: string, id
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const perSecond = (count: number, ms: number): string => `${Math.round((count * 1000) / ms)}/s`;
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+/** A process's RSS for a table; `rssBytes` reads NaN once the process has exited. */
+const mb = (bytes: number): string => (Number.isNaN(bytes) ? 'gone (the process has exited)' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
 
 interface Run {
   backends: Backends;
@@ -239,7 +240,7 @@ async function fleet(run: Run, already: number, target: number, limitMs: number)
   let count = already;
   let refused = '';
   rows.push([`${count} twins`, `${rss()} (cache ${run.cacheSize})`]);
-  while (count < target && Date.now() - t0 < limitMs && !refused) {
+  while (count < target && Date.now() - t0 < limitMs) {
     const n = Math.min(step, target - count);
     const ids = await createDeviceHashes(run.redis, run.projectId, n);
     const started = await startTwins(run.redis, run.quiet, run.projectId, ids, 3 * limitMs).catch((err: unknown) => {
