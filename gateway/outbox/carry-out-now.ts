@@ -4,6 +4,23 @@ import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { OUTBOX_GROUP } from '../../common/outbox-intents';
 
+/**
+ * Thrown by a handler for an intent whose time has not come (a compensation written ahead of the
+ * step it may undo, due once that step has surely finished): retried later like a failure, logged
+ * only at debug level.
+ */
+export class IntentNotDue extends Error {
+  constructor(readonly dueAt: string) {
+    super(`not due before ${dueAt}`);
+    this.name = 'IntentNotDue';
+  }
+}
+
+/** Throws IntentNotDue until `dueAt` (ISO 8601) has passed. */
+export function requireDue(dueAt: string): void {
+  if (Date.parse(dueAt) > Date.now()) throw new IntentNotDue(dueAt);
+}
+
 /** Carries out one intent; throws to have it retried later. Must be idempotent: delivery is at least once. */
 export type IntentHandler = (intent: OutboxIntent) => Promise<void>;
 

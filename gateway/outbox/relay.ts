@@ -1,7 +1,7 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { OUTBOX_GROUP, parseIntent, type OutboxIntent } from '../../common/outbox-intents';
-import { carryOutWithin, type IntentHandler, settleEntry } from './carry-out-now';
+import { carryOutWithin, IntentNotDue, type IntentHandler, settleEntry } from './carry-out-now';
 import type { IntentPacer } from './pacer';
 
 export interface OutboxRelayOptions {
@@ -32,6 +32,8 @@ export interface OutboxRelay {
 }
 
 const BATCH = 50;
+/** Pending entries looked at per round for retries (relay.ts retryDue). */
+const PENDING_PAGE = 100;
 
 /** Without a pacer: every read takes its whole batch, and there are no slots to give back. */
 const unpaced: IntentPacer = { take: async (max) => max, giveBack: () => undefined, settled: () => undefined };
@@ -74,8 +76,9 @@ function lanesOf(entries: ReadEntry[]): ReadEntry[][] {
  * out. An entry whose handling failed stays pending; so does one a dead node had read. Both are
  * retried by whichever node sees them idle past their backoff (XPENDING gives each entry's idle
  * time and delivery count, XCLAIM with that minimum idle time takes it, so two nodes never take
- * the same retry at once). Nothing is ever dropped: an entry that keeps failing is retried at the
- * longest backoff for as long as it fails, and shows as backlog (dds_outbox_pending).
+ * the same retry at once; the pending list is looked at page by page, so each entry's retry comes
+ * when it is due, whatever fails ahead of it). Nothing is ever dropped: an entry that keeps failing
+ * is retried at the longest backoff for as long as it fails, and shows as backlog (dds_outbox_pending).
  */
 export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
   const { redis, stream, consumer, handle, logger } = options;
@@ -111,7 +114,9 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       await carryOutWithin(handle, intent, handleTimeoutMs);
     } catch (err) {
       pacer.settled(intent, false);
-      logger.warn({ err: err instanceof Error ? err.message : String(err), id, type: intent.type }, 'outbox intent failed; will retry');
+      const context = { err: err instanceof Error ? err.message : String(err), id, type: intent.type };
+      if (err instanceof IntentNotDue) logger.debug(context, 'outbox intent not due yet');
+      else logger.warn(context, 'outbox intent failed; will retry');
       return;
     }
     pacer.settled(intent, true);
@@ -137,9 +142,19 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     );
   }
 
+  /**
+   * Where the next look at the pending entries starts: each round looks at the next PENDING_PAGE of them
+   * (by id) and takes over those idle past their backoff, and the look after the last page starts
+   * from the first again. So every pending entry comes up in turn, and entries that keep failing
+   * at the head of the list can never hide the ones behind them.
+   */
+  let pendingFrom = '-';
+
   /** Pending entries idle past their backoff: taken over (from this node or a dead one) and retried. */
   async function retryDue(): Promise<void> {
-    const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, '-', '+', BATCH)) as [string, string, number, number][];
+    const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, pendingFrom, '+', PENDING_PAGE)) as [string, string, number, number][];
+    const last = pending.at(-1);
+    pendingFrom = pending.length < PENDING_PAGE || !last ? '-' : `(${last[0]}`;
     const due = pending.filter(([, , idle, deliveries]) => idle >= retryDelayMs(deliveries, baseMs, maxMs));
     for (const [id, , , deliveries] of due) {
       if ((await slots(1)) === 0) return;

@@ -140,3 +140,26 @@ test("one device's intents read together are carried out in the order written, o
   );
   expect(steps.indexOf('end b')).toBeLessThan(steps.indexOf('end a0'));
 });
+
+test('entries that keep failing at the head of the outbox hide no entry behind them from its retry', async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const failing = new Set<string>();
+  for (let i = 0; i < 120; i++) {
+    const n = thresholdNotification();
+    failing.add(n.id);
+    await write(redis, stream, n);
+  }
+  const behind = thresholdNotification();
+  await write(redis, stream, behind);
+  let behindAttempts = 0;
+  const done: string[] = [];
+  await relay(stream, 'node-a', async (r) => {
+    if (failing.has(r.id)) throw new Error('this one keeps failing');
+    behindAttempts += 1;
+    if (behindAttempts === 1) throw new Error('failed once');
+    done.push(r.id);
+  });
+  await eventually(() => expect(done).toEqual([behind.id]), 15_000);
+  expect(await redis.xlen(stream)).toBe(failing.size);
+});
