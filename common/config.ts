@@ -88,7 +88,14 @@ export const configSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
     .optional(),
   ACCESS_TOKEN_TTL_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
-  PASSWORD_HASH_COST: z.coerce.number().int().min(1024).max(1048576).default(16384),
+  /** scrypt's cost N (common/credentials.ts): node's scrypt takes only a power of two, so anything else would fail every register and login. */
+  PASSWORD_HASH_COST: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1048576)
+    .refine((n) => (n & (n - 1)) === 0, 'a power of two (scrypt cost N), e.g. 16384')
+    .default(16384),
   TRUST_PROXY: bool.default(false),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().min(3).default('Device Data Service <notifications@dds.local>'),
