@@ -7,16 +7,16 @@ import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
+import { clientTimestamp } from '../schemas/timestamp';
 import type { IngestResult } from '../ingest/ingest';
 import type { RouteDeps } from '../route-deps';
 
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
 const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
-const timestamp = z.iso.datetime({ offset: true });
-export const pointBody = z.object({ value: z.string(), timestamp: timestamp.optional() });
+export const pointBody = z.object({ value: z.string(), timestamp: clientTimestamp.optional() });
 export const bulkBody = z.object({
   readings: z
-    .array(z.object({ pin: z.number().int().min(0).max(255), value: z.string(), timestamp: timestamp.optional() }))
+    .array(z.object({ pin: z.number().int().min(0).max(255), value: z.string(), timestamp: clientTimestamp.optional() }))
     .min(1)
     .max(1000),
 });
