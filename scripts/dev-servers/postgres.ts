@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { findExecutable, isExecutable } from './find-executable';
 import { onFreePort } from './free-port';
-import { bootServer, poll, spawnServer } from './server-process';
+import { bootServer, poll, spawnServer, type ServerOwner } from './server-process';
 
 const run = promisify(execFile);
 
@@ -25,6 +25,8 @@ export interface PostgresOptions {
   durable?: boolean;
   /** This port rather than a free one (a test restarting its own server on the same address). */
   port?: number;
+  /** Tie the server to this process's life (spawnServer). */
+  owner?: ServerOwner;
 }
 
 /** Debian's own binaries first (/usr/lib/postgresql/<newest>/bin), then PATH. */
@@ -93,16 +95,24 @@ async function startPostgresOn(options: PostgresOptions, dataDir: string, port: 
     ...(options.durable ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off']),
   ];
   const [command, args] = asServerUser(postgresBinary('postgres'), ['-D', dataDir, ...settings.flatMap((s) => ['-c', s])]);
-  const server = await spawnServer('postgres', command, args, join(dataDir, '..', 'postgres.log'));
+  const server = await spawnServer('postgres', command, args, join(dataDir, '..', 'postgres.log'), options.owner);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await bootServer(server, () => poll(server, () => connects(url), 30_000));
   return {
     url,
     pid: server.pid,
     async stop() {
-      const [ctl, ctlArgs] = asServerUser(postgresBinary('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '10']);
-      await run(ctl, ctlArgs).catch(() => undefined);
+      await stopCluster(dataDir).catch(() => undefined);
       await server.stop();
     },
   };
+}
+
+/**
+ * `pg_ctl stop -m fast` on the cluster in `dataDir` (sessions cut, clean checkpoint), as the
+ * server's user; resolves once the server and its backends are gone, rejects after 10 s.
+ */
+export async function stopCluster(dataDir: string): Promise<void> {
+  const [ctl, ctlArgs] = asServerUser(postgresBinary('pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '10']);
+  await run(ctl, ctlArgs);
 }

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { onFreePort } from './free-port';
-import { bootServer, poll, spawnServer, type ServerProcess } from './server-process';
+import { bootServer, poll, spawnServer, type ServerOwner, type ServerProcess } from './server-process';
 
 export interface RedisServer {
   url: string;
@@ -30,20 +30,23 @@ export interface RedisOptions {
   dir: string;
   /** Listen here instead of on a free port (a restart on the same address). */
   port?: number;
-  /** Keep the data in this directory with an append-only file, so a restart finds it again. */
+  /** Keep the data in this directory (made when missing) with an append-only file, so a restart finds it again. */
   dataDir?: string;
+  /** Tie the server to this process's life (spawnServer). */
+  owner?: ServerOwner;
 }
 
 /** A throw-away redis-server on a free port: no RDB snapshots, and no AOF unless `dataDir` is given. */
 export async function startRedis(options: RedisOptions): Promise<RedisServer> {
   const workDir = options.dataDir ?? (await mkdtemp(join(options.dir, 'redis-')));
+  await mkdir(workDir, { recursive: true, mode: 0o700 });
   return onFreePort((port) => startRedisOn(options, workDir, port), options.port);
 }
 
 async function startRedisOn(options: RedisOptions, workDir: string, port: number): Promise<RedisServer> {
   const appendOnly = options.dataDir ? 'yes' : 'no';
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', appendOnly, '--dir', workDir];
-  const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'));
+  const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'), options.owner);
   await bootServer(server, () => poll(server, () => ping(port), 10_000));
   return { url: `redis://127.0.0.1:${port}`, pid: server.pid, stop: () => server.stop() };
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
+import { dieWithParent } from './die-with-parent';
 
 /** A server running in its own process group, its stdout and stderr appended to a log file. */
 export interface ServerProcess {
@@ -23,16 +24,30 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Starts `command` detached (a new process group, so stop() reaches its children too). */
-export async function spawnServer(name: string, command: string, args: string[], logFile: string): Promise<ServerProcess> {
+/**
+ * Who a server belongs to when it must not outlive its spawner (`npm start`): the server gets
+ * SIGTERM when this process dies (die-with-parent.ts), and `spawned` hears of it before it is
+ * ready, so a record of it can be kept (scripts/start/children.ts).
+ */
+export interface ServerOwner {
+  spawned(name: string, pid: number): void;
+}
+
+/**
+ * Starts `command` detached (a new process group, so stop() reaches its children too); with an
+ * `owner`, tied to this process's life and reported to the owner.
+ */
+export async function spawnServer(name: string, command: string, args: string[], logFile: string, owner?: ServerOwner): Promise<ServerProcess> {
   const fd = openSync(logFile, 'a');
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd] });
+  const [file, argv] = owner ? dieWithParent(command, args) : [command, args];
+  const child = spawn(file, argv, { detached: true, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (e) => reject(new Error(`cannot start ${name} (${command}): ${e.message}; run \`npm run setup\``)));
   });
   const pid = child.pid as number;
+  owner?.spawned(name, pid);
   let status: string | null = null;
   const killOnExit = (): void => signalGroup(pid, 'SIGKILL');
   process.on('exit', killOnExit);
