@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { ConfigError, loadConfig } from '../common/config';
+import { ConfigError, configSchema, loadConfig } from '../common/config';
 import { localCredentialKey } from '../common/credential-key';
 import { createLogger } from '../common/logger';
 import { createMqttClient } from '../common/mqtt';
@@ -12,61 +11,36 @@ import { onShutdownSignal } from '../common/shutdown';
 import { composeGateway } from '../gateway/compose';
 import { createTwinWorker } from '../workers/create-worker';
 import { temporalLogger } from '../workers/temporal-logger';
-import { startMosquitto, startPostgres, startRedis, startTemporal } from './dev-servers';
+import { canDieWithParent } from './dev-servers/die-with-parent';
 import { writeLocalEndpoints } from './local-endpoints';
-
-/** True when something accepts TCP connections at host:port. */
-function listening(host: string, port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect({ host, port, timeout: 500 });
-    socket.once('connect', () => (socket.destroy(), done(true)));
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => (socket.destroy(), done(false)));
-  });
-}
+import { recordChildren } from './start/children';
+import { stopLeftovers } from './start/leftovers';
+import { startLocalServers } from './start/local-servers';
 
 /**
  * `npm start`: one node with everything, for a laptop (DESIGN §10). Uses TEMPORAL_ADDRESS,
- * REDIS_URL, MQTT_URL and DATABASE_URL when set; otherwise starts a local Temporal dev server
- * (persisting to ./data), a local redis-server / mosquitto when nothing answers on 6379 / 1883,
- * and a private PostgreSQL cluster in ./data/pg on a free port.
+ * REDIS_URL, MQTT_URL and DATABASE_URL when set; otherwise starts the servers it lacks, keeping
+ * their data in ./data (start/local-servers.ts). It owns them: they die with it where Linux's
+ * setpriv allows, and a start first stops what a crashed earlier run left (start/leftovers.ts).
  */
 async function main(): Promise<void> {
   const dataDir = resolve('data');
   mkdirSync(dataDir, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const stops: (() => Promise<void>)[] = [];
+  // The config's own level, before the config can be loaded (it needs the servers' addresses); a bad value fails loadConfig below.
+  const logLevel = configSchema.shape.LOG_LEVEL.catch('info').parse(env.LOG_LEVEL);
+  const logger = createLogger(logLevel, 'dds', { pretty: process.stdout.isTTY === true });
 
-  if (!env.TEMPORAL_ADDRESS) {
-    const temporal = await startTemporal({ dir: dataDir, dbFile: join(dataDir, 'temporal.db') });
-    stops.push(temporal.stop);
-    env.TEMPORAL_ADDRESS = temporal.address;
-  }
-  if (!env.REDIS_URL && !(await listening('127.0.0.1', 6379))) {
-    const redisServer = await startRedis({ dir: dataDir });
-    stops.push(redisServer.stop);
-    env.REDIS_URL = redisServer.url;
-  }
-  if (!env.MQTT_URL && !(await listening('127.0.0.1', 1883))) {
-    const broker = await startMosquitto({ dir: dataDir });
-    stops.push(broker.stop);
-    Object.assign(env, {
-      MQTT_URL: broker.url,
-      MQTT_USERNAME: broker.serviceUsername,
-      MQTT_PASSWORD: broker.servicePassword,
-      MQTT_DYNSEC_USERNAME: broker.dynsecUsername,
-      MQTT_DYNSEC_PASSWORD: broker.dynsecPassword,
-    });
-  }
-
-  if (!env.DATABASE_URL) {
-    const postgres = await startPostgres({ dir: dataDir, dataDir: join(dataDir, 'pg'), durable: true });
-    stops.push(postgres.stop);
-    env.DATABASE_URL = postgres.url;
-  }
+  await stopLeftovers(dataDir, logger);
+  const children = recordChildren(dataDir);
+  logger.info(
+    canDieWithParent()
+      ? 'servers started here get SIGTERM when this process dies, however it dies (setpriv --pdeathsig)'
+      : 'no setpriv --pdeathsig here: servers started here outlive a crash of this process until the next npm start stops them',
+  );
+  const stops = await startLocalServers(dataDir, env, children, logger);
 
   const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL, 'dds', { pretty: process.stdout.isTTY === true });
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
   const composed = await composeGateway(config, logger, localCredentialKey(config, join(dataDir, 'credential.key')));
 
@@ -97,6 +71,7 @@ async function main(): Promise<void> {
     await running;
     await Promise.allSettled([workerMqtt.endAsync(), workerRedis.quit(), connection.close()]);
     for (const stop of stops.reverse()) await stop();
+    children.clear();
   });
 }
 
