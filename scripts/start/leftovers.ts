@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../common/logger';
 import { readChildren, stillRunning } from './children';
 import { stopLeftoverCluster } from './postgres-leftover';
-import { commandLine, runningPids } from './proc';
+import { commandLine, hasProc, runningPids } from './proc';
 import { stopProcess } from './stop-process';
 
 /** Temporal dev servers serving `dbFile`, found by their command line (also those of runs that kept no record). */
@@ -25,9 +25,14 @@ async function stop(pid: number, what: string, logger: Logger): Promise<void> {
  * running when it died without stopping its servers (SIGKILL, OOM), and logs each one. Refuses
  * while that earlier run itself is alive. Finds: the PostgreSQL server of data/pg (postmaster.pid),
  * the servers data/children.json records (each verified by its start time before it is
- * signalled), and Temporal dev servers on data/temporal.db (by command line).
+ * signalled), and Temporal dev servers on data/temporal.db (by command line). Needs Linux's
+ * /proc: elsewhere it only says so, as it could not tell a live server from a stale pid file.
  */
 export async function stopLeftovers(dataDir: string, logger: Logger): Promise<void> {
+  if (!hasProc()) {
+    logger.warn('no /proc here: servers an earlier npm start may have left running are not looked for');
+    return;
+  }
   const record = readChildren(dataDir);
   if (record && stillRunning(record, record.owner)) {
     throw new Error(`npm start already runs on ${dataDir} (pid ${record.owner.pid}); stop it first`);

@@ -2,7 +2,12 @@
  * What Linux's /proc says about a process; null (or empty) where there is no such process, it
  * cannot be read, or there is no /proc (macOS).
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** False where there is no /proc to look at (macOS): then nothing here can tell a process apart. */
+export function hasProc(): boolean {
+  return existsSync('/proc/self/stat');
+}
 
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state. */
 function statFields(pid: number): string[] | null {
