@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isDisconnectReason, type DeviceStatus, type DisconnectReason, type PinLock } from '../common/contracts';
-import type { WrittenIntent } from '../common/outbox-intents';
+import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
 import { deleteDeviceScript } from './lua/cascade';
+import { luaScript } from './lua/load';
 import { hsetIfExists } from './lua/hset-if-exists';
 import { hdelIfEquals } from './lua/hdel-if-equals';
 import { outboxFields } from './outbox';
@@ -15,6 +16,7 @@ export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
 /** The device hash field holding the hash of a `dt_` token being changed to, until the broker took it. */
 const STAGED_TOKEN_FIELD = 'stagedTokenHash';
+const INDEX_DEVICE = luaScript('index-device-3');
 
 export function newDeviceToken(): string {
   return newSecret(DEVICE_TOKEN_PREFIX, 24);
@@ -76,10 +78,34 @@ export function toDeviceState(h: Record<string, string>): DeviceState {
   };
 }
 
+/** A device not written yet, with its `dt_` token: made first, so the broker takes its account before Redis shows it. */
+export interface NewDevice {
+  device: Device;
+  token: string;
+}
+
+/** A device create's end: written, or refused because its project is gone (its retire intent written instead). */
+export type CreateOutcome = { created: true; device: DeviceWithState } | { created: false; retire: WrittenIntent };
+
+export function newDevice(projectId: string, input: { name: string; description: string; tags: string[] }): NewDevice {
+  const token = newDeviceToken();
+  const device: Device = {
+    id: randomUUID(),
+    projectId,
+    name: input.name,
+    description: input.description,
+    tags: input.tags,
+    createdAt: new Date().toISOString(),
+    tokenLast4: token.slice(-4),
+    simpleApiEnabled: false,
+  };
+  return { device, token };
+}
+
 /** A page of devices: by page number (management) or by offset (external REST). */
 export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page: number } | { offset: number });
 
-/** `outbox`: the stream (keys.outbox) a new device's twin start is written to, in the step that creates it. */
+/** `outbox`: the outbox family (keys.outbox) a device's twin-start and device-retire intents are written to. */
 export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
   async function withStates(devices: Device[]): Promise<DeviceWithState[]> {
     // Devices live in several slots: concurrent commands, in flight together on each node's connection.
@@ -88,43 +114,51 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
   }
 
   return {
-    async create(
-      projectId: string,
-      input: { name: string; description: string; tags: string[] },
-    ): Promise<{ device: DeviceWithState; token: string }> {
-      const token = newDeviceToken();
+    /**
+     * Writes a device (newDevice) whose broker account already exists. Three slots
+     * (docs/architecture.md "Redis Cluster", "Device create"): the token's index, the device, then
+     * the project step (index-device-3.lua), which makes it part of its project in one atomic step
+     * with the check that the project is there, and writes its twin-start intent. A project gone or
+     * deleted meanwhile refuses that step, which writes the device's device-retire intent instead
+     * (the broker account goes); the device and its token index are then removed.
+     */
+    async create({ device, token }: NewDevice): Promise<CreateOutcome> {
       const tokenHash = hashSecret(token);
-      const device: Device = {
-        id: randomUUID(),
+      const { id: deviceId, projectId } = device;
+      await redis.set(keys.deviceByToken(tokenHash), deviceId);
+      await redis.hset(keys.device(deviceId), {
+        id: deviceId,
         projectId,
-        name: input.name,
-        description: input.description,
-        tags: input.tags,
-        createdAt: new Date().toISOString(),
-        tokenLast4: token.slice(-4),
-        simpleApiEnabled: false,
-      };
-      // Three slots (docs/architecture.md "Redis Cluster"): the project's index and the token's
-      // first, then the device with its twin-start intent in one MULTI of the device's slot. Until
-      // that step the device does not exist for anyone: readers of either index check its hash.
-      await redis.zadd(keys.projectDevices(projectId), Date.parse(device.createdAt), device.id);
-      await redis.set(keys.deviceByToken(tokenHash), device.id);
-      await redis
-        .multi()
-        .hset(keys.device(device.id), {
-          id: device.id,
-          projectId,
-          name: device.name,
-          description: device.description,
-          tags: JSON.stringify(device.tags),
-          createdAt: device.createdAt,
-          tokenHash,
-          tokenLast4: device.tokenLast4,
-          simpleApiEnabled: '0',
-        })
-        .xadd(streamOf(outbox, device.id), '*', ...outboxFields({ type: 'twin-start', payload: { deviceId: device.id, projectId } }))
-        .exec();
-      return { device: { ...device, state: toDeviceState({}) }, token };
+        name: device.name,
+        description: device.description,
+        tags: JSON.stringify(device.tags),
+        createdAt: device.createdAt,
+        tokenHash,
+        tokenLast4: device.tokenLast4,
+        simpleApiEnabled: '0',
+      });
+      const stream = streamOf(outbox, projectId);
+      const retire: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
+      const [indexed, entryId] = (await INDEX_DEVICE(
+        redis,
+        [keys.project(projectId), keys.projectDevices(projectId), stream],
+        [deviceId, Date.parse(device.createdAt), JSON.stringify({ deviceId, projectId }), JSON.stringify(retire.payload)],
+      )) as [number, string];
+      if (indexed === 1) return { created: true, device: { ...device, state: toDeviceState({}) } };
+      await redis.del(keys.device(deviceId));
+      await redis.del(keys.deviceByToken(tokenHash));
+      return { created: false, retire: { stream, entryId, intent: retire } };
+    },
+
+    /**
+     * The device-retire intent for a device that was never written, in its shard's outbox: takes
+     * back whatever broker account it was given (a provisioning that failed partway).
+     */
+    async retireAccount(deviceId: string): Promise<WrittenIntent> {
+      const stream = streamOf(outbox, deviceId);
+      const intent: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
+      const entryId = (await redis.xadd(stream, '*', ...outboxFields(intent))) as string;
+      return { stream, entryId, intent };
     },
 
     async get(deviceId: string): Promise<DeviceWithState | null> {

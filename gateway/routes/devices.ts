@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError, serviceUnavailable } from '../../common/errors';
+import { AppError } from '../../common/errors';
 import type { DeviceWithState } from '../../store/devices';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access';
+import { createDevice } from '../create-device';
 import { rotateDeviceToken } from '../rotate-device-token';
 import type { RouteDeps } from '../route-deps';
 
@@ -68,14 +69,7 @@ export function deviceRoutes({ stores, twins, broker, settler, logger, carryOutN
   router.post('/devices', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), body.projectId, 'editor');
-    const { device, token } = await stores.devices.create(project.id, body);
-    try {
-      await broker.provision(device.id, token);
-    } catch (err) {
-      await stores.devices.delete(device.id);
-      logger.error({ err, deviceId: device.id }, 'broker provisioning failed; device creation undone');
-      throw serviceUnavailable('mqtt', 'The MQTT broker did not take the device credentials; nothing was created');
-    }
+    const { device, token } = await createDevice({ stores, broker, carryOutNow, logger }, project.id, body);
     // The twin starts through the outbox (written with the device): Temporal being down delays it, and loses it not.
     sendData(res, deviceView(device, token), 201);
   });

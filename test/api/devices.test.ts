@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startStack, type Stack } from '../helpers/stack';
-import { createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { eventually, sleep } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
@@ -217,4 +218,58 @@ describe('simple-api settings', () => {
     const read = await stack.request('GET', `/api/v1/devices/${device.id}`, { token: viewer.token });
     expect(read.status).toBe(200);
   });
+});
+
+describe('device create racing its project delete', () => {
+  /** Whether the broker lets the device log in with its `dt_` token. */
+  const logsIn = (device: { id: string; token: string }): Promise<boolean> =>
+    connectAsDevice(stack.config.MQTT_URL, device, { connectTimeout: 3000 }).then(
+      async (client) => {
+        await client.endAsync(true);
+        return true;
+      },
+      (err: Error) => {
+        if (/Not authorized|Bad username or password/i.test(err.message)) return false;
+        throw err;
+      },
+    );
+
+  it('leaves no device in the deleted project and no broker account that logs in (3 rounds of 20 creates beside one delete)', async () => {
+    const created: { id: string; token: string; projectId: string }[] = [];
+    for (let round = 0; round < 3; round++) {
+      const project = await createProject(stack.request, owner, `Race ${round}`);
+      // Creates a few ms apart, the delete as soon as the first one answered: some are done
+      // before it, some in flight through it, some after.
+      const creates = Array.from({ length: 20 }, (_, i) =>
+        sleep(i * 3).then(() =>
+          stack.request('POST', '/api/v1/devices', { token: owner.token, body: { name: `r${round}-${i}`, projectId: project.id } }),
+        ),
+      );
+      const deleted = Promise.race(creates).then(() => stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token }));
+      const answers = await Promise.all(creates);
+      expect((await deleted).status).toBe(204);
+      for (const res of answers) {
+        expect([res.status, res.body.error?.code]).toEqual(res.status === 201 ? [201, undefined] : [404, 'PROJECT_NOT_FOUND']);
+        if (res.status === 201) created.push({ id: res.body.data.id, token: res.body.data.token, projectId: project.id });
+      }
+      // The project is gone whole: no device index brought back by a late create.
+      expect(await stack.redis.exists(keys.projectDevices(project.id))).toBe(0);
+    }
+
+    for (const device of created) {
+      const [shown, project] = await Promise.all([
+        stack.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token }),
+        stack.request('GET', `/api/v1/projects/${device.projectId}`, { token: owner.token }),
+      ]);
+      // A device that answered 201 is readable while its project exists, and gone with it.
+      expect({ device: shown.status, project: project.status }).toEqual({ device: 404, project: 404 });
+      expect(await stack.redis.exists(keys.device(device.id))).toBe(0);
+    }
+    // Once the delete has settled (its broker removals and the refused creates' ones carried out),
+    // no token a create showed still logs in.
+    await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0), 15_000);
+    const loggedIn = [];
+    for (const device of created) if (await logsIn(device)) loggedIn.push(device.id);
+    expect(loggedIn).toEqual([]);
+  }, 90_000);
 });

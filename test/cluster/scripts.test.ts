@@ -16,6 +16,7 @@ import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
 import { createStores, type Stores } from '../../store';
+import { newDevice } from '../../store/devices';
 import { writeStatus, writeStatusAhead } from '../../store/device-mirror';
 import { importPoints } from '../../store/import-points';
 import { waitPersisted } from '../../store/history-stream';
@@ -120,7 +121,9 @@ test('every script in store/lua runs on the cluster, each through the store call
   const project = await stores.projects.create(owner.id, 'P', '');
   expect(await stores.members.add(project.id, member.id, 'viewer')).toBe(true);
   expect((await stores.projects.listFor(member.id)).map((p) => p.id)).toEqual([project.id]);
-  const { device } = await stores.devices.create(project.id, { name: 'd', description: '', tags: [] });
+  const created = await stores.devices.create(newDevice(project.id, { name: 'd', description: '', tags: [] }));
+  if (!created.created) throw new Error('device create refused');
+  const { device } = created;
   const simple = await stores.devices.issueSimpleToken(device.id);
   expect(simple).not.toBeNull();
   const simpleHash = hashSecret(simple as string);
@@ -249,9 +252,14 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(await stores.devices.delete(device.id)).toMatchObject({ intent: { type: 'device-retire' } });
   expect(await stores.devices.get(device.id)).toBeNull();
   expect(await stores.widgets.get(widget.id)).toBeNull();
-  const { device: other } = await stores.devices.create(project.id, { name: 'd2', description: '', tags: [] });
-  expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([{ type: 'device-retire', payload: { deviceId: other.id } }]);
-  expect(await stores.devices.get(other.id)).toBeNull();
+  const other = await stores.devices.create(newDevice(project.id, { name: 'd2', description: '', tags: [] }));
+  if (!other.created) throw new Error('device create refused');
+  expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([{ type: 'device-retire', payload: { deviceId: other.device.id } }]);
+  expect(await stores.devices.get(other.device.id)).toBeNull();
+  // A device create after its project's delete is refused, its broker account taken back.
+  const late = newDevice(project.id, { name: 'd3', description: '', tags: [] });
+  expect(await stores.devices.create(late)).toMatchObject({ created: false, retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } } });
+  expect(await stores.devices.get(late.device.id)).toBeNull();
   expect(await stores.projects.listFor(owner.id)).toEqual([]);
 
   // MONITOR reports asynchronously: each script's EVALSHA is seen once the masters have sent it.

@@ -19,8 +19,9 @@ import { createMqttClient, mqttConnected, type MqttClient } from '../../common/m
 import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
-import { createDeviceStore } from '../../store/devices';
+import { createDeviceStore, newDevice } from '../../store/devices';
 import { createPendingCommandStore } from '../../store/pending-commands';
+import { createProjectStore } from '../../store/projects';
 import { createRuleStore } from '../../store/rules';
 import { storePoint } from '../../store/store-point';
 import { createTwinWorker } from '../../workers/create-worker';
@@ -113,19 +114,19 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2, ove
 }
 
 /**
- * A device created by the device store, as the management API creates it (without starting its
- * twin: its twin-start intent goes to an outbox no relay reads, and is dropped here).
+ * A device created by the device store in a project of its own, as the management API creates it
+ * (without starting its twin: its twin-start intent goes to an outbox no relay reads, and is
+ * dropped here).
  */
 export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
-  const projectId = randomUUID();
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
-  const { device } = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(projectId, {
-    name: 'test device',
-    description: '',
-    tags: [],
-  });
-  await redis.del(streamOf(outbox, device.id));
-  return { deviceId: device.id, projectId };
+  const { id: projectId } = await createProjectStore(redis, outbox).create(randomUUID(), 'test project', '');
+  const created = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(
+    newDevice(projectId, { name: 'test device', description: '', tags: [] }),
+  );
+  if (!created.created) throw new Error('device create refused');
+  await redis.del(streamOf(outbox, projectId));
+  return { deviceId: created.device.id, projectId };
 }
 
 /** A rule created by the rule store, as the management API creates it (the twin is told by the caller; its intent is dropped). */
