@@ -2,12 +2,16 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../common/logger';
 import { stopCluster } from '../dev-servers/postgres';
-import { isRunning, runningPids, workingDir } from './proc';
+import { isRunning, programName, runningPids, workingDir } from './proc';
 import { stopProcess, until } from './stop-process';
 
-/** The processes of the cluster: PostgreSQL runs the postmaster and every backend in the data directory. */
+/** PostgreSQL runs the postmaster and every backend in the cluster's data directory. */
+function ofCluster(pid: number, clusterDir: string): boolean {
+  return programName(pid) === 'postgres' && workingDir(pid) === clusterDir;
+}
+
 function clusterProcesses(clusterDir: string): number[] {
-  return runningPids().filter((pid) => workingDir(pid) === clusterDir);
+  return runningPids().filter((pid) => ofCluster(pid, clusterDir));
 }
 
 function postmasterPid(pidFile: string): number | null {
@@ -30,7 +34,7 @@ export async function stopLeftoverCluster(clusterDir: string, logger: Logger): P
   const pidFile = join(clusterDir, 'postmaster.pid');
   const pid = postmasterPid(pidFile);
   if (pid === null) return;
-  if (isRunning(pid) && workingDir(pid) === clusterDir) {
+  if (isRunning(pid) && ofCluster(pid, clusterDir)) {
     logger.warn(`stopping the PostgreSQL server (pid ${pid}) an earlier run left on ${clusterDir} (pg_ctl stop -m fast)`);
     await stopCluster(clusterDir).catch(async (err: unknown) => {
       logger.warn({ err }, `pg_ctl stop failed; signalling pid ${pid}`);

@@ -43,6 +43,15 @@ export function bootId(): string {
   }
 }
 
+/** The executable's name (/proc/<pid>/comm), which a process that rewrites its command line for `ps` keeps. */
+export function programName(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
 export function commandLine(pid: number): string[] {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
