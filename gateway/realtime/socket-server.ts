@@ -15,6 +15,7 @@ import type { Ingest } from '../ingest/ingest';
 import { handleEvent } from './handle-event';
 import { projectWatches } from './project-watches';
 import { socketRevocations } from './revocations';
+import { closeAtSessionExpiry } from './session-expiry';
 import type { DdsSocket, SocketData } from './socket-types';
 
 const authSchema = z.object({ token: z.string().min(1) });
@@ -54,6 +55,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     if (!session) return next(new Error('UNAUTHORIZED'));
     socket.data.userId = session.userId;
     socket.data.sessionId = session.id;
+    socket.data.sessionExpiresAt = session.expiresAt;
     next();
   });
 
@@ -83,6 +85,7 @@ export function createSocketServer(deps: SocketServerDeps) {
   const watches = projectWatches();
   io.on('connection', (socket: DdsSocket) => {
     void socket.join([rooms.user(socket.data.userId), rooms.session(socket.data.sessionId)]);
+    closeAtSessionExpiry(socket);
     // A logout between the handshake's check and the join above found no socket to disconnect.
     stores.sessions
       .isLive(socket.data.sessionId)
