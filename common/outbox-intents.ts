@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AlarmEdgeInput } from '../workflows/twin-state';
 import { ALARM_SEVERITIES, type NotificationRecord } from './contracts';
+import { INFO_FIELD_MAX_LENGTH } from './device-info';
 
 /** The consumer group every gateway node's relay reads the outbox in. */
 export const OUTBOX_GROUP = 'relay';
@@ -56,7 +57,49 @@ const alarmEdge = z.object({
 /** The gateway showed a device online ahead of its twin (gateway/status-ahead.ts): the twin takes it as activity and confirms. */
 const twinOnline = z.object({ deviceId: z.string().min(1), projectId: z.string().min(1), at: z.string().min(1), pin: z.string().optional() });
 
+/** A device's `offline` status message or Last Will (gateway/mqtt/bridge.ts): its twin is told. */
+const twinStatus = z.object({
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  status: z.literal('offline'),
+  at: z.string().min(1),
+  reason: z.enum(['status message', 'last will']).optional(),
+});
+
+const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
+/** A device's `info` message (gateway/mqtt/bridge.ts): its twin keeps the fields and counts it as activity. */
+const twinInfo = z.object({
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  info: z.object({ firmwareVersion: infoField, ipAddress: infoField, hardwareType: infoField }),
+  at: z.string().min(1),
+});
+
+/**
+ * A device's new `dt_` token, written with its staging (gateway/rotate-device-token.ts), sealed
+ * with CREDENTIAL_KEY: due at `dueAt`, when the request that staged it has surely ended, it gives
+ * the broker the token and commits it, if it is still the staged one.
+ */
+const deviceToken = z.object({ deviceId: z.string().min(1), sealedToken: z.string().min(1), dueAt: z.string().min(1) });
+
+/**
+ * Written before a KEYPAD widget's lock may change (gateway/routes/widgets.ts): due at `dueAt`, it
+ * makes the twin's lock of the pin follow the stored widget (locked while it exists with
+ * `config.locked`, released by the widget's id otherwise).
+ */
+const widgetLock = z.object({
+  widgetId: z.string().min(1),
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  pin: z.string().min(1),
+  dueAt: z.string().min(1),
+});
+
 const intentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('twin-status'), payload: twinStatus }),
+  z.object({ type: z.literal('twin-info'), payload: twinInfo }),
+  z.object({ type: z.literal('device-token'), payload: deviceToken }),
+  z.object({ type: z.literal('widget-lock'), payload: widgetLock }),
   z.object({ type: z.literal('twin-online'), payload: twinOnline }),
   z.object({ type: z.literal('alarm-edge'), payload: alarmEdge }),
   z.object({ type: z.literal('notification'), payload: notificationRecord }),

@@ -24,3 +24,14 @@ export function idInShardOf(ownerId: string): string {
     }
   }
 }
+
+const COMMAND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * Whether `id` can be a command of `deviceId`'s (idInShardOf made it): a v4 UUID in the device's
+ * shard. A device's `/ack` payload is checked with it before any key is built from it, so a
+ * garbage id never reaches a script (on Redis Cluster it would name a key in another slot).
+ */
+export function isCommandIdOf(deviceId: string, id: string): boolean {
+  return COMMAND_ID.test(id) && shardOf(id) === shardOf(deviceId);
+}

@@ -20,7 +20,8 @@ import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
-import { createSettler } from './settle';
+import { createTokenRotation } from './rotate-device-token';
+import { createWidgetLocks } from './widget-locks';
 import { createStatusAhead } from './status-ahead';
 import { connectTemporal } from './temporal-deadline';
 import { createTwinClient } from './twin-client';
@@ -77,13 +78,15 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     onCall: (kind, name, outcome) => metrics.twin.call(kind, name, outcome),
   });
   const broker = await brokerCredentialsFromConfig(config, logger);
-  const settler = createSettler(logger);
 
   const stores = createStores(redis, historyDb.pool, config, credentialKey);
   const rules = createThresholdRuleCache(redis, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
-  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries });
+  const twinOutbox = keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE);
+  const tokens = createTokenRotation({ devices: stores.devices, broker, redis, outbox, twinOutbox, credentialKey, logger });
+  const widgetLocks = createWidgetLocks({ twins, widgets: stores.widgets, redis, outbox, logger });
+  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries, tokens, widgetLocks });
   const relays = await startOutboxRelays({
     streams: outboxStreams.map((s, k) => ({ ...s, redis: outboxRedis[k] as Redis })),
     redis,
@@ -115,7 +118,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () =>
     Math.max(0, ...lags().map((lag) => lag.lagSeconds)),
   );
-  const statusAhead = createStatusAhead({ redis, outbox: keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE) });
+  const statusAhead = createStatusAhead({ redis, outbox: twinOutbox });
   const ingest = createIngest({
     redis,
     mqtt,
@@ -137,7 +140,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     lingerMs: config.INGEST_LINGER_MS,
     redis,
     ingest: meteredIngest(ingest, metrics, 'mqtt'),
-    twins,
+    twinOutbox,
     statusAhead,
     logger,
     metrics,
@@ -153,7 +156,8 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     broker,
     notify,
     carryOutNow: carryOutNow({ redis, handle: carryOut, logger }),
-    settler,
+    tokens,
+    widgetLocks,
     metrics,
     pub: redis,
     sub,
@@ -165,6 +169,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
         await connection.healthService.check({});
       },
       mqtt: () => bridge.check(),
+      ingest: () => bridge.ingestCheck(),
       rules: () => rules.ready(),
     },
   });
@@ -176,7 +181,6 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
       await Promise.all(relays.map((relay) => relay.stop()));
-      await settler.stop();
       await Promise.all(persisters.map((persister) => persister.stop()));
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close(), historyDb.close()]);
       await Promise.allSettled([redis, sub, rulesSub, ...outboxRedis, ...historyRedis].map((client) => client.quit()));

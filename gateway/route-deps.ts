@@ -6,8 +6,9 @@ import type { Ingest } from './ingest/ingest';
 import type { CarryOutNow } from './outbox/carry-out-now';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
-import type { Settler } from './settle';
+import type { TokenRotation } from './rotate-device-token';
 import type { TwinClient } from './twin-client';
+import type { WidgetLocks } from './widget-locks';
 
 /** What every router is built from. */
 export interface RouteDeps {
@@ -23,6 +24,8 @@ export interface RouteDeps {
   notify: (record: NotificationRecord) => Promise<void>;
   /** Carries out the outbox intents a store step just wrote (what fails stays for the relay). */
   carryOutNow: CarryOutNow;
-  /** Finishes in the background what a failed dependency left a request unable to finish. */
-  settler: Settler;
+  /** Changes devices' `dt_` tokens, rolled forward through the outbox when the broker does not confirm. */
+  tokens: TokenRotation;
+  /** KEYPAD widgets' pin locks, put right through the outbox when a change does not finish. */
+  widgetLocks: WidgetLocks;
 }

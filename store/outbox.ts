@@ -1,3 +1,4 @@
+import type { Redis } from '../common/redis';
 import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
 
 /**
@@ -17,4 +18,10 @@ export function intentArgs(intent: OutboxIntent | null): [string, string] {
 /** The intent a script wrote to `stream`, when its reply is the outbox entry id (a string) it wrote it under. */
 export function writtenIntent(reply: unknown, intent: OutboxIntent, stream: string): WrittenIntent | null {
   return typeof reply === 'string' ? { stream, entryId: reply, intent } : null;
+}
+
+/** Appends `intent` to `stream` on its own (XADD), for a step whose state change is elsewhere. */
+export async function appendIntent(redis: Redis, stream: string, intent: OutboxIntent): Promise<WrittenIntent> {
+  const entryId = (await redis.xadd(stream, '*', ...outboxFields(intent))) as string;
+  return { stream, entryId, intent };
 }

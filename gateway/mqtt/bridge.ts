@@ -6,10 +6,9 @@ import type { Metrics } from '../../common/metrics';
 import type { MqttClient } from '../../common/mqtt';
 import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/mqtt-topics';
 import type { Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
+import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../status-ahead';
-import type { TwinClient } from '../twin-client';
 import { ackOnceHandled } from './acked-once-handled';
 import { startQueueProbe } from './queue-probe';
 import { sharedBeat } from './shared-beat';
@@ -27,7 +26,8 @@ export interface BridgeDeps {
   lingerMs: number;
   redis: Redis;
   ingest: Ingest;
-  twins: TwinClient;
+  /** The outbox family a device's status and info messages go to its twin through (keys.onlineOutbox). */
+  twinOutbox: string;
   /** Shows a device online ahead of its twin (reconnect storms, gateway/status-ahead.ts). */
   statusAhead: StatusAhead;
   logger: Logger;
@@ -37,19 +37,23 @@ export interface BridgeDeps {
 
 /** Shared-subscription group: every gateway node joins it, so each device message is handled once. */
 const SHARE_GROUP = 'dds-gateway';
-/** A message whose handling keeps failing (a dependency down) is retried this long, then left unacknowledged. */
-const STORE_RETRY_MS = 30_000;
-const STORE_RETRY_MAX_DELAY_MS = 2_000;
+/** A message whose handling fails (a dependency down) is retried, the waits doubling up to this. */
+const RETRY_MAX_DELAY_MS = 2_000;
 
 type Packet = Parameters<MqttClient['handleMessage']>[0];
 
 /**
  * The MQTT bridge (DESIGN §6): device values go through the ingest pipeline; status and info go
- * to the device's twin. Malformed topics and payloads are ignored; oversized values are dropped.
+ * to the device's twin through the outbox (written here, carried out by the relay, so a Temporal
+ * outage delays them and loses none). Malformed topics and payloads are ignored; oversized values
+ * are dropped.
  *
  * A value is acknowledged to the broker (PUBACK) only once the pipeline has handled it
  * (acked-once-handled.ts), so a node that dies leaves what it had not stored unacknowledged in its
- * broker session, and the broker sends it again when the node (same NODE_ID) comes back. Each
+ * broker session, and the broker sends it again when the node (same NODE_ID) comes back. A message
+ * whose handling fails (Redis down) is retried with backoff for as long as its connection is up
+ * and the node runs, never given up: the broker holds the ones behind it, and once the dependency
+ * is back they all go through. Meanwhile `/readyz` says `ingest: stalled`. Each
  * connection handles up to `inFlightPerConnection` values at once: the node's in-flight window is
  * that times its number of connections, so a slow Redis slows the broker's delivery to the node
  * instead of piling up promises, and a backlog beyond that window waits in the broker, where the
@@ -64,10 +68,6 @@ export function startMqttBridge(deps: BridgeDeps) {
   let inFlight = 0;
   const beat = sharedBeat(deps.lingerMs);
   const probe = startQueueProbe({ clients, topicRoot: deps.topicRoot, metrics: counts, live: (c) => c.connected && subscribed.has(c) });
-
-  async function projectOf(deviceId: string): Promise<string | null> {
-    return deps.redis.hget(keys.device(deviceId), 'projectId');
-  }
 
   async function handle(topic: string, payload: Buffer | string, userProperties?: Record<string, string | string[]>): Promise<void> {
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
@@ -89,24 +89,19 @@ export function startMqttBridge(deps: BridgeDeps) {
       return;
     }
     const at = new Date().toISOString();
+    const { deviceId } = parsed;
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
       // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/status-ahead.ts).
-      if (status.success && status.data === 'online') {
-        await deps.statusAhead.online(parsed.deviceId, at);
-        counts.handled();
-        return;
+      if (status.success && status.data === 'online') await deps.statusAhead.online(deviceId, at);
+      else if (status.success) {
+        const reason = isLastWill(userProperties) ? { reason: 'last will' as const } : {};
+        await writeTwinMessage(deps.redis, deps.twinOutbox, { type: 'twin-status', payload: { deviceId, status: 'offline', at, ...reason } });
       }
-      const projectId = await projectOf(parsed.deviceId);
       counts.handled();
-      if (status.success && projectId) {
-        await deps.twins.status(parsed.deviceId, projectId, 'offline', at, isLastWill(userProperties) ? 'last will' : undefined);
-      }
       return;
     }
-    const projectId = await projectOf(parsed.deviceId);
     counts.handled();
-    if (!projectId) return;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -115,27 +110,42 @@ export function startMqttBridge(deps: BridgeDeps) {
     }
     const info = infoPayload.safeParse(json);
     // Any message is activity (DESIGN §6), info included.
-    if (info.success) await deps.twins.info(parsed.deviceId, projectId, { ...info.data, at });
+    if (info.success) await writeTwinMessage(deps.redis, deps.twinOutbox, { type: 'twin-info', payload: { deviceId, info: info.data, at } });
   }
 
-  /** True once handled; false when it kept failing (or the node is stopping): then it stays unacknowledged. */
+  /** Messages failing now (each in its retry loop): while there are any, ingest is stalled. */
+  let failing = 0;
+
+  /**
+   * True once handled; false when its connection went down or the node is stopping: then it stays
+   * unacknowledged, and the broker sends it again (on this session's next connection, or to the
+   * node that takes the session). A failure is retried, the waits doubling up to RETRY_MAX_DELAY_MS.
+   */
   async function handleUntilDone(client: MqttClient, packet: Packet): Promise<boolean> {
-    const giveUpAt = Date.now() + STORE_RETRY_MS;
     let delay = 100;
-    for (;;) {
-      if (stopped) return false;
-      try {
-        await handle(packet.topic, packet.payload, packet.properties?.userProperties);
-        return true;
-      } catch (err) {
-        if (!client.connected || Date.now() + delay > giveUpAt) {
-          logger.error({ err, topic: packet.topic }, 'device message not handled; left unacknowledged for the broker to send again');
-          return false;
+    let failed = false;
+    try {
+      for (;;) {
+        if (stopped) return false;
+        try {
+          await handle(packet.topic, packet.payload, packet.properties?.userProperties);
+          return true;
+        } catch (err) {
+          if (!failed) {
+            failed = true;
+            failing += 1;
+          }
+          if (!client.connected) {
+            logger.warn({ err, topic: packet.topic }, 'device message not handled and its connection is down; the broker sends it again');
+            return false;
+          }
+          logger.warn({ err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay }, 'device message failed; retrying');
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS);
         }
-        logger.warn({ err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay }, 'device message failed; retrying');
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(delay * 2, STORE_RETRY_MAX_DELAY_MS);
       }
+    } finally {
+      if (failed) failing -= 1;
     }
   }
 
@@ -175,6 +185,10 @@ export function startMqttBridge(deps: BridgeDeps) {
       const down = clients.filter((c) => !c.connected).length;
       if (down > 0) throw new Error(`${down} of ${clients.length} broker connections down`);
       if (subscribed.size < clients.length) throw new Error('device topics not subscribed yet');
+    },
+    /** Readiness of the pipeline: rejects while device messages cannot be stored (each one retried meanwhile). */
+    async ingestCheck(): Promise<void> {
+      if (failing > 0) throw new Error(`stalled: ${failing} device messages failing, retried until stored`);
     },
     /**
      * A graceful stop: leave the share group first, so the broker sends new values to the other

@@ -2,16 +2,22 @@ import type { NotificationRecord } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
+import type { TokenRotation } from '../rotate-device-token';
 import type { TwinClient } from '../twin-client';
-import type { IntentHandler } from './carry-out-now';
+import type { WidgetLocks } from '../widget-locks';
+import { requireDue, type IntentHandler } from './carry-out-now';
 
 export interface IntentHandlers {
   /** Hands a notification to Temporal; a repeat of the same record must be one delivery. */
   notification: (record: NotificationRecord) => Promise<void>;
-  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end' | 'alarmEdge' | 'activity'>;
+  twins: Pick<TwinClient, 'start' | 'rulesChanged' | 'end' | 'alarmEdge' | 'activity' | 'status' | 'info'>;
   broker: Pick<BrokerCredentials, 'remove'>;
   /** Pin history in PostgreSQL: a deleted device's points and rollups go. */
   history: Pick<PinSeriesStore, 'forgetDevices'>;
+  /** A device's staged `dt_` token rolled forward (gateway/rotate-device-token.ts). */
+  tokens: Pick<TokenRotation, 'rollForward'>;
+  /** A KEYPAD widget's pin lock put in step with the stored widget (gateway/widget-locks.ts). */
+  widgetLocks: Pick<WidgetLocks, 'follow'>;
 }
 
 /** A twin that answers DEVICE_NOT_FOUND is ending (its device is gone): there is nothing left to tell it. */
@@ -26,11 +32,15 @@ function unlessEnding(err: unknown): void {
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
  * - alarm-edge: the twin drops an edge it already has (by the edge's id);
  * - twin-online: activity the twin already has changes nothing (the mirror was written ahead);
+ * - twin-status, twin-info: an offline at or before the twin's own changes nothing, and info
+ *   fields it holds already are no change;
+ * - device-token, widget-lock (compensations, due some seconds after they were written): each
+ *   acts on the state it reads then (a token still staged, the widget as stored);
  * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
  *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
  *   three must succeed, or the intent is retried.
  */
-export function carryOutIntents({ notification, twins, broker, history }: IntentHandlers): IntentHandler {
+export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks }: IntentHandlers): IntentHandler {
   return async (intent) => {
     switch (intent.type) {
       case 'notification':
@@ -56,6 +66,24 @@ export function carryOutIntents({ notification, twins, broker, history }: Intent
         await twins.activity(deviceId, projectId, at, pin, { ahead: true });
         return;
       }
+      case 'twin-status': {
+        const { deviceId, projectId, status, at, reason } = intent.payload;
+        await twins.status(deviceId, projectId, status, at, reason).catch(unlessEnding);
+        return;
+      }
+      case 'twin-info': {
+        const { deviceId, projectId, info, at } = intent.payload;
+        await twins.info(deviceId, projectId, { ...info, at }).catch(unlessEnding);
+        return;
+      }
+      case 'device-token':
+        requireDue(intent.payload.dueAt);
+        await tokens.rollForward(intent.payload.deviceId, intent.payload.sealedToken);
+        return;
+      case 'widget-lock':
+        requireDue(intent.payload.dueAt);
+        await widgetLocks.follow(intent.payload);
+        return;
       case 'alarm-edge':
         await twins.alarmEdge(intent.payload.deviceId, intent.payload.projectId, intent.payload.edge);
         return;

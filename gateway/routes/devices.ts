@@ -7,7 +7,6 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access';
 import { createDevice } from '../create-device';
-import { rotateDeviceToken } from '../rotate-device-token';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -48,7 +47,7 @@ function deviceView(d: DeviceWithState, token: string) {
 }
 
 /** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
-export function deviceRoutes({ stores, twins, broker, settler, logger, carryOutNow }: RouteDeps): Router {
+export function deviceRoutes({ stores, twins, broker, tokens, logger, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {
@@ -88,19 +87,14 @@ export function deviceRoutes({ stores, twins, broker, settler, logger, carryOutN
   });
 
   /**
-   * A new `dt_` token (rotateDeviceToken): 200 once the broker took it (the old one no longer logs
+   * A new `dt_` token (rotate-device-token.ts): 200 once the broker took it (the old one no longer logs
    * in, and its session is dropped); 202 when the broker did not confirm in time and takes it once
    * it answers; 503 naming the dependency when nothing changed (the old token still works).
    */
   router.post('/devices/:deviceId/regenerate-token', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const rotated = await rotateDeviceToken({ stores, broker, settler, logger }, device.id);
+    const rotated = await tokens.rotate(device.id);
     if (!rotated) throw new AppError('DEVICE_NOT_FOUND');
-    if (rotated.applied) {
-      await twins
-        .status(device.id, device.projectId, 'offline', new Date().toISOString())
-        .catch((err: unknown) => logger.warn({ err, deviceId: device.id }, 'twin not told the session was dropped'));
-    }
     sendData(res, { token: rotated.token }, rotated.applied ? 200 : 202);
   });
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { AppError, isAppError } from '../../common/errors';
-import { parsePin } from '../../common/pins';
+import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
 import type { Widget } from '../../store/widgets';
 import { userIdOf } from '../http/auth-context';
@@ -12,23 +11,13 @@ import { projectAccess } from '../access';
 import { deviceNotInProject, projectRecordAccess, requireProjectDevice } from '../resource-access';
 import type { RouteDeps } from '../route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
+import { holdsLock } from '../widget-locks';
 
 export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
-/** A KEYPAD widget with `config.locked` true holds the lock of its pin (DESIGN §5). */
-function holdsLock(widget: Widget): boolean {
-  return widget.type === 'KEYPAD' && widget.config.locked === true;
-}
-
-function pinName(widget: Widget): string {
-  const pin = parsePin(widget.pin);
-  if (!pin) throw new AppError('INVALID_PIN', `Not a pin: ${widget.pin}`);
-  return pin.name;
-}
-
 /** Widgets (SPEC §4.4): viewers read; editors create, change and delete. */
-export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
+export function widgetRoutes({ stores, widgetLocks }: RouteDeps): Router {
   const router = Router();
 
   async function widgetFor(res: Response, widgetId: string, needed: Role): Promise<Widget> {
@@ -38,24 +27,18 @@ export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
     return widget;
   }
 
-  const lock = (w: Widget) => twins.lock(w.deviceId, w.projectId, pinName(w), w.id);
-  const release = (w: Widget) => twins.unlock(w.deviceId, w.projectId, pinName(w), w.id);
+  const { lock, release } = widgetLocks;
 
   /**
-   * Undoes a lock that may have been taken for a widget that was then not written: the lock must
-   * not outlive it. Retried in the background until the twin answers (a lock Update that timed out
-   * may still be applied when Temporal catches up; the twin runs Updates one at a time in the
-   * order it accepted them, so a release it accepted later is applied after it).
-   * Releasing by widget id is idempotent and never touches another holder's lock; a twin that
-   * refuses the release (an ending twin) holds no lock to release.
+   * Runs `change`, which may take or drop `w`'s lock, behind a `widget-lock` intent (widget-locks.ts):
+   * should the change not finish (the widget not written, the node gone), the intent puts the
+   * twin's lock in step with the widget as stored.
    */
-  function releaseOrphan(w: Widget): void {
-    settler.settle('release the lock of an unwritten widget', { widgetId: w.id, deviceId: w.deviceId, pin: w.pin }, async () => {
-      await release(w).catch((err: unknown) => {
-        if (!isAppError(err)) throw err;
-      });
-      return true;
-    });
+  async function guarded<T>(w: Widget, change: () => Promise<T>): Promise<T> {
+    const written = await widgetLocks.guard(w);
+    const result = await change();
+    widgetLocks.done(written);
+    return result;
   }
 
   /**
@@ -91,14 +74,13 @@ export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
       updatedAt: now,
     };
     // The lock is taken first, so a twin that cannot be reached stores nothing; once it may have
-    // been taken, any failure to store the widget releases it (docs/architecture.md "Nothing half-written").
-    try {
+    // been taken, a widget not stored has its lock released by the guard's intent
+    // (docs/architecture.md "Nothing half-written").
+    const store = async (): Promise<void> => {
       if (holdsLock(widget)) await lock(widget);
       if (!(await stores.widgets.create(widget))) throw deviceNotInProject();
-    } catch (err) {
-      if (holdsLock(widget)) releaseOrphan(widget);
-      throw err;
-    }
+    };
+    await (holdsLock(widget) ? guarded(widget, store) : store());
     sendData(res, widget, 201);
   });
 
@@ -109,24 +91,26 @@ export function widgetRoutes({ stores, twins, settler }: RouteDeps): Router {
   router.patch('/widgets/:widgetId', async (req, res) => {
     const widget = await widgetFor(res, req.params.widgetId, 'editor');
     const body = parseInput(patchWidgetBody, req.body, 'body');
-    const result = await stores.widgets.update(widget.id, async (current) => {
-      const merged = body.config ? mergeConfig(current.config, body.config) : current.config;
-      const { config } = parseInput(configOf(current.type), { config: merged }, 'body');
-      const next = { ...current, layout: body.layout ?? current.layout, config, updatedAt: new Date().toISOString() };
-      await followLock(current, next);
-      return next;
-    });
-    if (result.kind !== 'replaced') {
-      if (widget.type === 'KEYPAD') releaseOrphan(widget);
-      throw new AppError('WIDGET_NOT_FOUND');
-    }
+    const update = () =>
+      stores.widgets.update(widget.id, async (current) => {
+        const merged = body.config ? mergeConfig(current.config, body.config) : current.config;
+        const { config } = parseInput(configOf(current.type), { config: merged }, 'body');
+        const next = { ...current, layout: body.layout ?? current.layout, config, updatedAt: new Date().toISOString() };
+        await followLock(current, next);
+        return next;
+      });
+    const result = await (widget.type === 'KEYPAD' ? guarded(widget, update) : update());
+    if (result.kind !== 'replaced') throw new AppError('WIDGET_NOT_FOUND');
     sendData(res, result.after);
   });
 
   router.delete('/widgets/:widgetId', async (req, res) => {
     const widget = await widgetFor(res, req.params.widgetId, 'editor');
-    if (holdsLock(widget)) await release(widget);
-    if (!(await stores.widgets.delete(widget))) throw new AppError('WIDGET_NOT_FOUND');
+    const remove = async (): Promise<boolean> => {
+      if (holdsLock(widget)) await release(widget);
+      return stores.widgets.delete(widget);
+    };
+    if (!(await (holdsLock(widget) ? guarded(widget, remove) : remove()))) throw new AppError('WIDGET_NOT_FOUND');
     sendNoContent(res);
   });
 

@@ -58,9 +58,11 @@ async function onlineBacklog(redis: Redis, taskQueue: string): Promise<number> {
 async function start(taskQueue: string, activity: (deviceId: string) => Promise<void>, notified: (r: NotificationRecord) => Promise<void>) {
   const handle = carryOutIntents({
     notification: notified,
-    twins: { start: none, rulesChanged: none, end: none, alarmEdge: none, activity },
+    twins: { start: none, rulesChanged: none, end: none, alarmEdge: none, activity, status: none, info: none },
     broker: { remove: none },
     history: { forgetDevices: none },
+    tokens: { rollForward: none },
+    widgetLocks: { follow: none },
   });
   const started = await startOutboxRelays({
     streams: relayedStreams(taskQueue).map((s, k) => ({ ...s, redis: connect(`test-online-relays-${k}`) })),

@@ -32,7 +32,7 @@ async function write(redis: Redis, stream: string, notification: NotificationRec
 }
 
 const none = () => Promise.reject(new Error('these tests carry out notifications only'));
-const noTwins = { start: none, rulesChanged: none, end: none, alarmEdge: none, activity: none };
+const noTwins = { start: none, rulesChanged: none, end: none, alarmEdge: none, activity: none, status: none, info: none };
 const noBroker = { remove: none };
 
 async function relay(stream: string, consumer: string, notification: (r: NotificationRecord) => Promise<void>): Promise<OutboxRelay> {
@@ -40,7 +40,14 @@ async function relay(stream: string, consumer: string, notification: (r: Notific
     redis: connect(`test-outbox-${consumer}`),
     stream,
     consumer,
-    handle: carryOutIntents({ notification, twins: noTwins, broker: noBroker, history: { forgetDevices: none } }),
+    handle: carryOutIntents({
+      notification,
+      twins: noTwins,
+      broker: noBroker,
+      history: { forgetDevices: none },
+      tokens: { rollForward: none },
+      widgetLocks: { follow: none },
+    }),
     logger,
     retryBaseMs: 100,
     retryMaxMs: 400,
