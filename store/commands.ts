@@ -2,6 +2,7 @@ import type { Command, CommandState } from '../common/contracts';
 import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { isCommandIdOf } from '../common/shard-ids';
 import { luaScript } from './lua/load';
 
 const RUN = luaScript('command-3');
@@ -56,9 +57,12 @@ export function createCommandStore(redis: Redis) {
      * ingest (sent, superseded, acknowledged by echo), the MQTT bridge (acknowledged on the ack
      * topic) and the twin's flush (sent, expired, superseded): moves it to `state` at `at` if its
      * current state allows it (see FROM), and publishes its `command` event in the same step
-     * (command-3.lua, docs/realtime.md). Null when the command (or its device) does not exist.
+     * (command-3.lua, docs/realtime.md). Null when the command (or its device) does not exist; an
+     * id that cannot be one of the device's (a device's `/ack` payload is any text) costs no Redis
+     * call, so it never names a key in another cluster slot.
      */
     async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at = new Date().toISOString()): Promise<CommandChange | null> {
+      if (!isCommandIdOf(deviceId, commandId)) return null;
       return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]));
     },
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { withDeadline } from '../../common/deadline';
-import { idInShardOf, isCommandIdOf } from '../../common/shard-ids';
+import { idInShardOf } from '../../common/shard-ids';
 import type { NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
@@ -260,12 +260,8 @@ export function createIngest(deps: IngestDeps) {
     await Promise.allSettled([...background]);
   };
 
-  /**
-   * A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false
-   * when it names none of this device's. A payload that cannot be one of its ids costs no Redis call.
-   */
-  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> =>
-    isCommandIdOf(deviceId, commandId) && (await commands.move(deviceId, commandId, 'acknowledged')) !== null;
+  /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
+  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> => (await commands.move(deviceId, commandId, 'acknowledged')) !== null;
 
   return Object.assign(ingest, { drain, importReadings, acknowledge });
 }

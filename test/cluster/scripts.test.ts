@@ -28,6 +28,7 @@ import { createPendingCommandStore } from '../../store/pending-commands';
 import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/history-db';
 import { createLogger } from '../../common/logger';
 import { storePoint } from '../../store/store-point';
+import { writeTwinMessage } from '../../store/twin-messages';
 import type { NotificationRule } from '../../common/contracts';
 import { testConfig } from '../harness/config';
 import { monitorCommands } from '../helpers/redis-monitor';
@@ -187,6 +188,12 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect((await stores.commands.get(commandId))?.state).toBe('queued');
   await persistHistory(device.id);
   expect((await stores.commands.move(device.id, commandId, 'sent', at.toISOString()))?.command.state).toBe('sent');
+  // A device's `/ack` payload is any text: one that cannot be its command's id is no command, never a CROSSSLOT error.
+  for (const garbage of ['not-a-command', `${commandId}{s3}`, idInShardOf(randomUUID())]) {
+    expect(await stores.commands.move(device.id, garbage, 'acknowledged')).toBeNull();
+  }
+  expect(await writeTwinMessage(redis, outbox, { type: 'twin-info', payload: { deviceId: device.id, info: { firmwareVersion: '1.2.3' }, at: at.toISOString() } })).toBe(true);
+  expect(await writeTwinMessage(redis, outbox, { type: 'twin-status', payload: { deviceId: randomUUID(), status: 'offline', at: at.toISOString() } })).toBe(false);
   const pending = createPendingCommandStore(redis);
   await pending.keep(device.id, 'V4', 'on');
   const kept = await pending.list(device.id);
