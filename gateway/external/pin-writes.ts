@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, isAppError } from '../../common/errors';
-import { parsePin } from '../../common/pins';
+import { parsePin, pinValueText } from '../../common/pins';
 import type { Ingest } from '../ingest/ingest';
 import { writeEntries } from '../http/batch-entries';
 import { parseInput } from '../http/validate';
@@ -12,8 +12,8 @@ export const MAX_BATCH = 50;
 
 /** A queued command older than this is never sent (docs/commands.md): up to 30 days. */
 export const ttlSeconds = z.int().min(1).max(30 * 86_400).optional();
-export const pinValue = z.object({ value: z.string(), ttlSeconds });
-export const pinAndValue = z.object({ pin: z.string(), value: z.string() });
+export const pinValue = z.object({ value: pinValueText, ttlSeconds });
+export const pinAndValue = z.object({ pin: z.string(), value: pinValueText });
 export const batch = z.object({ pins: z.array(pinAndValue).min(1).max(MAX_BATCH), ttlSeconds });
 
 /** Parses a pin write's input; anything malformed is 400 INVALID_PIN ("pin name or payload invalid", SPEC §7). */

@@ -7,6 +7,7 @@ import { corkPerLoopIteration } from '../../common/cork';
 import { z } from 'zod';
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import { AppError } from '../../common/errors';
+import { pinValueText } from '../../common/pins';
 import type { Logger } from '../../common/logger';
 import { connectionNameOf, pubsubClients, type Redis } from '../../common/redis';
 import type { Stores } from '../../store';
@@ -23,7 +24,7 @@ const target = z.union([z.object({ projectId: z.uuid() }), z.object({ deviceId: 
 const pinWrite = z.object({
   deviceId: z.uuid(),
   pin: z.union([z.string().min(1).max(8), z.number().int()]),
-  value: z.string(),
+  value: pinValueText,
   /** docs/commands.md: a command still queued this long is never sent. */
   ttlSeconds: z.int().min(1).max(30 * 86_400).optional(),
 });

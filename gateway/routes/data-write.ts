@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { parsePin, valueFits } from '../../common/pins';
+import { parsePin, pinValueText, valueFits } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
 import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
@@ -13,10 +13,10 @@ import type { RouteDeps } from '../route-deps';
 
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
 const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
-export const pointBody = z.object({ value: z.string(), timestamp: clientTimestamp.optional() });
+export const pointBody = z.object({ value: pinValueText, timestamp: clientTimestamp.optional() });
 export const bulkBody = z.object({
   readings: z
-    .array(z.object({ pin: z.number().int().min(0).max(255), value: z.string(), timestamp: clientTimestamp.optional() }))
+    .array(z.object({ pin: z.number().int().min(0).max(255), value: pinValueText, timestamp: clientTimestamp.optional() }))
     .min(1)
     .max(1000),
 });

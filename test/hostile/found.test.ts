@@ -187,3 +187,40 @@ describe('4. free-form JSON nested too deep is a 400, not a 500', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('5. a pin value holding a lone UTF-16 surrogate is a 400, never a 500 (issue 35, finding 7)', () => {
+  const LONE = ['\ud800', 'a\udfffb', '\udc00\ud800'];
+  const outcome = (res: { status: number; body: { error?: { code?: string } } }) => ({ status: res.status, code: res.body?.error?.code });
+
+  it.each(LONE)('management POST /data/{id}/{pin} and /bulk: VALIDATION_ERROR, %j', async (value) => {
+    const one = await gateway.request('POST', `/api/v1/data/${deviceId}/1`, { token: user.token, body: { value } });
+    expect(outcome(one)).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+    const bulk = await gateway.request('POST', `/api/v1/data/${deviceId}/bulk`, { token: user.token, body: { readings: [{ pin: 1, value, timestamp: new Date().toISOString() }] } });
+    expect(outcome(bulk)).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
+  it.each(LONE)('external PUT /devices/{id}/pins/V1 and PATCH /devices/{id}/pins: INVALID_PIN (its "payload invalid"), %j', async (value) => {
+    const headers = { 'x-api-key': apiKey };
+    const put = await gateway.request('PUT', `/external/api/v1/devices/${deviceId}/pins/V1`, { headers, body: { value } });
+    expect(outcome(put)).toEqual({ status: 400, code: 'INVALID_PIN' });
+    const patch = await gateway.request('PATCH', `/external/api/v1/devices/${deviceId}/pins`, { headers, body: { pins: [{ pin: 'V1', value }] } });
+    expect(outcome(patch)).toEqual({ status: 400, code: 'INVALID_PIN' });
+  });
+
+  it('Socket.IO pin:write: VALIDATION_ERROR', async () => {
+    const socket = await connectSocket(gateway.baseUrl, user.token);
+    try {
+      const emit = socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean; error?: { code: string } }> };
+      const ack = await emit.emitWithAck('pin:write', { deviceId, pin: 'V1', value: '\ud800' });
+      expect(ack).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('a well-formed pair (an emoji) is still a value', async () => {
+    const res = await gateway.request('POST', `/api/v1/data/${deviceId}/1`, { token: user.token, body: { value: '\ud83d\ude00' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data.value).toBe('\ud83d\ude00');
+  });
+});
