@@ -55,6 +55,10 @@ export const keys = {
   userByEmail: (email: string) => `user:email:${email.toLowerCase()}`,
   userProjects: (userId: string) => `user:${tag(userId)}:${userId}:projects`,
   userApiKeys: (userId: string) => `user:${tag(userId)}:${userId}:apikeys`,
+  /** The projects a user owns, scored by creation (epoch ms): their `projects` quota (store/quota-ledger.ts). */
+  userOwnedProjects: (userId: string) => `user:${tag(userId)}:${userId}:owned-projects`,
+  /** The devices of every project a user owns, scored by creation (epoch ms): their `devices` quota. */
+  userDevices: (userId: string) => `user:${tag(userId)}:${userId}:devices`,
   session: (tokenHash: string) => `session:${tokenHash}`,
   apiKey: (keyId: string) => `apikey:${tag(keyId)}:${keyId}`,
   apiKeyByHash: (keyHash: string) => `apikey:hash:${keyHash}`,
@@ -76,6 +80,12 @@ export const keys = {
    * (gateway/outbox/relays.ts, docs/architecture.md "Reconnect storms").
    */
   onlineOutbox: (taskQueue: string) => `outbox-online:${taskQueue}`,
+  /**
+   * Devices with commands kept because publishing them failed while the device was online
+   * (gateway/command-resender.ts), scored by when the next node may try them (epoch ms). One per
+   * task queue, like the outbox; a key of its own slot, used only by single-key steps.
+   */
+  unsentCommands: (taskQueue: string) => `commands-unsent:${taskQueue}`,
   /**
    * Points written and not yet in PostgreSQL: appended by ingest in the same step as the latest
    * value, drained by every node's history persister (gateway/history/persister.ts). One per task
@@ -130,10 +140,31 @@ export const keys = {
    * Cluster tags the project id and keeps every notification write of a project in one slot.
    */
   projectMemberUnreadNotifications: (projectId: string, userId: string) => `project:${tag(projectId)}:${projectId}:notifications:unread:${userId}`,
+  /**
+   * The notifications of a project that one filter of GET /notifications matches (a type, a device,
+   * or both): subsets of projectNotifications, same scores, in the project's slot, written in the
+   * same step as it (store/lua/index-notification-n.lua), so a filtered read never scans records.
+   */
+  projectNotificationsMatching: (projectId: string, filter: { deviceId?: string | null; type?: string }) =>
+    `project:${tag(projectId)}:${projectId}:notifications:by${filter.deviceId ? `:device:${filter.deviceId}` : ''}${filter.type ? `:type:${filter.type}` : ''}`,
+  /** The names of a project's projectNotificationsMatching sets, scored by their newest entry: what a project delete removes. */
+  projectNotificationSets: (projectId: string) => `project:${tag(projectId)}:${projectId}:notifications:sets`,
+  /** Ids of the notifications one account's rules emailed in one UTC day (YYYY-MM-DD): its daily email cap; expires after it. */
+  mailDay: (ownerId: string, day: string) => `user:${tag(ownerId)}:${ownerId}:mail:d:${day}`,
+  /** The notification one account's rule and device last emailed, for a minute: one email per rule and device per minute. */
+  mailRuleDevice: (ownerId: string, ruleId: string, deviceId: string) => `user:${tag(ownerId)}:${ownerId}:mail:m:${ruleId}:${deviceId}`,
+  /** A pending email verification, by SHA-256 of its one-time token: the user and the address it verifies; expires. */
+  emailVerification: (tokenHash: string) => `email-verify:${tokenHash}`,
+  /** Set while a user may not ask for another verify email (one a minute); expires. */
+  emailVerificationSent: (userId: string) => `user:${tag(userId)}:${userId}:verify-sent`,
   /** Requests of a user to the external interfaces in one minute window (epoch minutes); expires after it. */
   rateLimitMinute: (userId: string, window: number) => `ratelimit:${tag(userId)}:${userId}:m:${window}`,
   /** Requests of a user to the external interfaces in one UTC day (YYYY-MM-DD); expires after it. */
   rateLimitDay: (userId: string, day: string) => `ratelimit:${tag(userId)}:${userId}:d:${day}`,
+  /** Management API requests of a user in one minute window (epoch minutes), a budget apart from the external one; expires after it. */
+  managementRateLimit: (userId: string, window: number) => `ratelimit:${tag(userId)}:${userId}:management:${window}`,
+  /** Registrations from one client address in one throttle window; expires after it. */
+  registerAddress: (address: string, window: number) => `register:address:${address}:${window}`,
   /** Login attempts on one account (SHA-256 of its lowercased email) in one throttle window; expires after it. */
   loginAccount: (emailHash: string, window: number) => `login:account:${emailHash}:${window}`,
   /** Login attempts from one client address in one throttle window; expires after it. */

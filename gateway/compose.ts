@@ -20,6 +20,7 @@ import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
+import { startCommandResender } from './command-resender';
 import { createTokenRotation } from './rotate-device-token';
 import { createWidgetLocks } from './widget-locks';
 import { createStatusAhead } from './status-ahead';
@@ -127,6 +128,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     outbox,
     logger,
     topicRoot: config.MQTT_TOPIC_ROOT,
+    unsentCommands: keys.unsentCommands(config.TEMPORAL_TASK_QUEUE),
     historyStream,
     historyStreamMax: config.HISTORY_STREAM_MAX,
   });
@@ -134,6 +136,13 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`, config.MQTT_INGEST_IN_FLIGHT),
   );
   for (const client of ingestClients) client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt ingest connection error'));
+  const resender = startCommandResender({
+    redis,
+    mqtt,
+    key: keys.unsentCommands(config.TEMPORAL_TASK_QUEUE),
+    topicRoot: config.MQTT_TOPIC_ROOT,
+    logger: logger.child({ component: 'command-resender' }),
+  });
   const bridge = startMqttBridge({
     clients: ingestClients,
     inFlightPerConnection: config.MQTT_INGEST_IN_FLIGHT,
@@ -180,6 +189,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await gateway.close();
       await bridge.stop(config.SHUTDOWN_GRACE_MS);
       await ingest.drain();
+      await resender.stop();
       await Promise.all(relays.map((relay) => relay.stop()));
       await Promise.all(persisters.map((persister) => persister.stop()));
       await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close(), historyDb.close()]);

@@ -8,6 +8,7 @@ import { parsePin, valueFits } from '../../common/pins';
 import type { Redis } from '../../common/redis';
 import { createCommandStore, type StoredCommand } from '../../store/commands';
 import { createPendingCommandStore } from '../../store/pending-commands';
+import { createSchedule } from '../../store/schedule';
 import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError } from '../../store/errors';
@@ -55,6 +56,8 @@ export interface IngestDeps {
   outbox: string;
   logger: Logger;
   topicRoot: string;
+  /** Where a device whose command could not be published is scheduled for the resender (keys.unsentCommands, gateway/command-resender.ts). */
+  unsentCommands: string;
   /** The history stream each point is appended to, and how many unpersisted points it may hold. */
   historyStream: string;
   historyStreamMax: number;
@@ -127,12 +130,14 @@ export function createIngest(deps: IngestDeps) {
   };
   const pending = createPendingCommandStore(redis);
   const commands = createCommandStore(redis);
+  const unsent = createSchedule(redis, deps.unsentCommands);
 
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
    * the broker out of reach (not connected, or no PUBACK within PUBLISH_DEADLINE_MS) the write is
-   * kept for the device's twin, which delivers it at its next check-back (the store-point step
-   * already kept what was meant for a device that is not online).
+   * kept (newest per pin) and the device scheduled for the resender, which sends it as soon as the
+   * broker and the device are back (gateway/command-resender.ts); the store-point step already
+   * kept what was meant for a device that is not online, for its twin.
    */
   async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: NewCommand): Promise<boolean> {
     if (!online) return false;
@@ -142,6 +147,7 @@ export function createIngest(deps: IngestDeps) {
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), deviceId, pin }, 'publish to device failed; kept for its twin');
       await pending.keep(deviceId, pin, value, at, command);
+      await unsent.add(deviceId);
       return false;
     }
     // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered,

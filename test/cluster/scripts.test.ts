@@ -29,6 +29,7 @@ import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/histor
 import { createLogger } from '../../common/logger';
 import { storePoint } from '../../store/store-point';
 import { writeTwinMessage } from '../../store/twin-messages';
+import { createSchedule } from '../../store/schedule';
 import type { NotificationRule } from '../../common/contracts';
 import { testConfig } from '../harness/config';
 import { monitorCommands } from '../helpers/redis-monitor';
@@ -200,6 +201,12 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(kept).toHaveLength(1);
   await pending.delivered(device.id, kept[0] as (typeof kept)[number]);
   expect(await pending.list(device.id)).toEqual([]);
+  const unsent = createSchedule(redis, keys.unsentCommands(`cluster-${randomUUID()}`));
+  await unsent.add(device.id, 1000);
+  const claimed = await unsent.claimDue(2000, 500, 10);
+  expect(claimed).toEqual({ members: [device.id], score: 2500 });
+  await unsent.remove(device.id, claimed.score);
+  expect((await unsent.claimDue(9000, 500, 10)).members).toEqual([]);
   expect(await stores.pinSeries.deleteRange(device.id, 'V1', null, null)).toBe(1);
   expect(await stores.pinSeries.latest(device.id, 'V1')).toBeNull();
 
