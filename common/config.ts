@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { quotaEnvShape } from './quotas';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -107,6 +108,8 @@ export const configSchema = z.object({
   /** Wrong passwords one client address may send per window before login answers 429. */
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   LOGIN_FAILURE_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Plan quotas, `QUOTA_<PLAN>_<RESOURCE>` (common/quotas.ts, docs/limits.md "Quotas"). */
+  ...quotaEnvShape,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** Pin names, ranges and value size limits (SPEC §2.7, §8): the one implementation every path calls. */
 export type PinType = 'V' | 'D' | 'A';
 
@@ -40,14 +38,3 @@ export function valueByteLength(value: string): number {
 export function valueFits(pin: Pin, value: string): boolean {
   return valueByteLength(value) <= PIN_VALUE_LIMIT_BYTES[pin.type];
 }
-
-/** A UTF-16 surrogate with no partner: text no UTF-8 byte sequence can hold. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * A pin value as a door that takes JS strings (JSON bodies, query strings, Socket.IO) accepts it
- * (docs/limits.md "Pin values"): well-formed Unicode. A lone surrogate (`"\ud800"`) has no UTF-8
- * form, so it would be stored as U+FFFD or refused by Redis's JSON decoder; it is a 400 instead.
- * MQTT values arrive as bytes and are decoded, so they never hold one.
- */
-export const pinValueText = z.string().refine((value) => !LONE_SURROGATE.test(value), 'not well-formed Unicode (a lone UTF-16 surrogate)');

@@ -13,6 +13,7 @@ import { createPinSeriesStore } from './pin-series';
 import type { Pool } from './pg/pool';
 import { createPinStore } from './pins';
 import { createProjectStore } from './projects';
+import { createQuotaUsage } from './quota-usage';
 import { createRateLimitStore } from './rate-limits';
 import { createRuleStore } from './rules';
 import { createSessionStore } from './sessions';
@@ -40,6 +41,7 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
     pins: createPinStore(redis, pinSeries),
     rateLimits: createRateLimitStore(redis),
     loginThrottle: createLoginThrottleStore(redis),
+    quotaUsage: createQuotaUsage(redis),
   };
 }
 

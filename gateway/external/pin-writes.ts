@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, isAppError } from '../../common/errors';
-import { parsePin, pinValueText } from '../../common/pins';
+import { parsePin } from '../../common/pins';
+import { pinValueText } from '../schemas/pin-value';
 import type { Ingest } from '../ingest/ingest';
 import { writeEntries } from '../http/batch-entries';
 import { parseInput } from '../http/validate';

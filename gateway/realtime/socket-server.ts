@@ -7,7 +7,7 @@ import { corkPerLoopIteration } from '../../common/cork';
 import { z } from 'zod';
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../../common/contracts';
 import { AppError } from '../../common/errors';
-import { pinValueText } from '../../common/pins';
+import { pinValueText } from '../schemas/pin-value';
 import type { Logger } from '../../common/logger';
 import { connectionNameOf, pubsubClients, type Redis } from '../../common/redis';
 import type { Stores } from '../../store';

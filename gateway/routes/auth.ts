@@ -6,6 +6,7 @@ import { publicUser } from '../../store/users';
 import { bearerToken, userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
+import { quotaReport } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 
 export const registerBody = z.object({
@@ -74,7 +75,7 @@ export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
   router.get('/auth/me', async (_req, res) => {
     const user = await stores.users.get(userIdOf(res));
     if (!user) throw new AppError('UNAUTHORIZED', 'The account no longer exists');
-    sendData(res, publicUser(user));
+    sendData(res, { ...publicUser(user), quotas: await quotaReport(config, stores, user.id, user.plan) });
   });
 
   return router;

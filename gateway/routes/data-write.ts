@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { parsePin, pinValueText, valueFits } from '../../common/pins';
+import { parsePin, valueFits } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
 import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access';
+import { pinValueText } from '../schemas/pin-value';
 import { clientTimestamp } from '../schemas/timestamp';
 import type { IngestResult } from '../ingest/ingest';
 import type { RouteDeps } from '../route-deps';

@@ -17,6 +17,8 @@ const RETIRE_PROJECT = luaScript('retire-project-n');
 interface RetiredDevice {
   entryId: string;
   projectId: string;
+  /** Whose devices quota the device counted in (store/devices.ts); false for a device written without it. */
+  ownerId: string | false;
   tokenHashes: { tokenHash?: string; simpleTokenHash?: string };
   rules: string[] | Record<string, never>;
   widgets: string[] | Record<string, never>;
@@ -24,6 +26,8 @@ interface RetiredDevice {
 
 interface RetiredProject {
   members: string[] | Record<string, never>;
+  /** Whose projects quota the project counted in. */
+  owner: string | false;
   devices: [string, string][] | Record<string, never>;
   rules: string[] | Record<string, never>;
   widgets: string[] | Record<string, never>;
@@ -73,6 +77,8 @@ async function retireDevice(redis: Redis, stream: string, deviceId: string, with
     widgets.length > 0 ? redis.srem(keys.projectWidgets(retired.projectId), ...widgets) : null,
   ]);
   await redis.zrem(keys.projectDevices(retired.projectId), deviceId);
+  // Last, as an index entry is (its quota's slot is free once nothing of the device is left).
+  if (retired.ownerId) await redis.zrem(keys.userDevices(retired.ownerId), deviceId);
   return retired;
 }
 
@@ -87,8 +93,9 @@ export async function deleteDeviceScript(redis: Redis, outbox: string, deviceId:
 }
 
 /**
- * Deletes a project with its members' links, devices, rules, widgets and notifications; returns
- * the device-retire intent its first step wrote for each of its devices.
+ * Deletes a project with its members' links, devices, rules, widgets and notifications (each
+ * device frees its slot of the owner's devices quota, the project its slot of their projects
+ * quota); returns the device-retire intent its first step wrote for each of its devices.
  */
 export async function deleteProjectScript(redis: Redis, outbox: string, projectId: string): Promise<WrittenIntent[]> {
   const stream = streamOf(outbox, projectId);
@@ -111,6 +118,7 @@ export async function deleteProjectScript(redis: Redis, outbox: string, projectI
   for (const [deviceId] of devices) await retireDevice(redis, streamOf(outbox, deviceId), deviceId, false);
   await Promise.all([
     ...list(retired.members).map((userId) => redis.zrem(keys.userProjects(userId), projectId)),
+    retired.owner ? redis.zrem(keys.userOwnedProjects(retired.owner), projectId) : null,
     ...list(retired.rules).map((id) => redis.del(keys.rule(id))),
     ...list(retired.widgets).map((id) => redis.del(keys.widget(id))),
     ...list(retired.notifications).map((id) => redis.del(keys.notification(id))),

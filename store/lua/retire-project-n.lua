@@ -8,14 +8,20 @@
 -- KEYS: 1 project:{id}, 2 the outbox stream of its shard, 3 :members, 4 :devices, 5 :rules,
 --       6 :widgets, 7 :notifications.
 -- ARGV: 1 a member's unread set with '{user}' for the user id.
--- Returns nil when it did not exist, else JSON {members, devices: [[deviceId, entryId]...], rules, widgets, notifications}.
+-- Returns nil when it did not exist, else JSON {members, owner, devices: [[deviceId, entryId]...], rules, widgets,
+-- notifications}; owner is the member whose role is owner (false when none).
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-local members = redis.call('HKEYS', KEYS[3])
+local members, owner = {}, false
+local roles = redis.call('HGETALL', KEYS[3])
+for i = 1, #roles, 2 do
+  members[#members + 1] = roles[i]
+  if roles[i + 1] == 'owner' then owner = roles[i] end
+end
 local devices = {}
 for _, deviceId in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
   devices[#devices + 1] = {deviceId, redis.call('XADD', KEYS[2], '*', 'type', 'device-retire', 'payload', cjson.encode({deviceId = deviceId}))}
 end
-local result = {members = members, devices = devices, rules = redis.call('SMEMBERS', KEYS[5]),
+local result = {members = members, owner = owner, devices = devices, rules = redis.call('SMEMBERS', KEYS[5]),
   widgets = redis.call('SMEMBERS', KEYS[6]), notifications = redis.call('ZRANGE', KEYS[7], 0, -1)}
 for _, userId in ipairs(members) do
   redis.call('DEL', (string.gsub(ARGV[1], '{user}', userId)))
