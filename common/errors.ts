@@ -1,3 +1,5 @@
+import { PER_PROJECT, quotaLabel, type QuotaResource } from './quotas';
+
 /** Every error code the service returns, declared once with its HTTP status and default message. */
 export const ERRORS = {
   VALIDATION_ERROR: { status: 400, message: 'The request is not valid' },
@@ -11,6 +13,7 @@ export const ERRORS = {
   INVALID_TOKEN: { status: 401, message: 'The device token is invalid' },
   FORBIDDEN: { status: 403, message: 'You may not do this' },
   PLAN_FEATURE_UNAVAILABLE: { status: 403, message: 'Your plan does not include this feature' },
+  QUOTA_EXCEEDED: { status: 403, message: "The plan's quota for this resource is used up; nothing was created" },
   PIN_LOCKED: { status: 403, message: 'The pin is locked' },
   SIMPLE_API_DISABLED: { status: 403, message: 'The simple API is disabled for this device' },
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -40,6 +43,13 @@ export interface ErrorDetail {
   problem: string;
 }
 
+/** The details of a 403 QUOTA_EXCEEDED (DESIGN §11): which quota, its limit, how much of it is used. */
+export interface QuotaDetails {
+  resource: QuotaResource;
+  limit: number;
+  used: number;
+}
+
 /** The one error type handlers throw; the error middleware renders it as the SPEC envelope. */
 export class AppError extends Error {
   readonly status: number;
@@ -47,7 +57,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message?: string,
-    readonly details?: ErrorDetail[],
+    readonly details?: ErrorDetail[] | QuotaDetails,
   ) {
     super(message ?? ERRORS[code].message);
     this.name = 'AppError';
@@ -57,6 +67,24 @@ export class AppError extends Error {
 
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
+}
+
+/**
+ * A create refused by its quota's atomic check (store/quota-ledger.ts): nothing was written. The
+ * error middleware renders it as 403 QUOTA_EXCEEDED with these details.
+ */
+export class QuotaExceededError extends Error {
+  constructor(readonly details: QuotaDetails) {
+    super(`Quota ${details.resource} is used up: ${details.used} of ${details.limit}`);
+    this.name = 'QuotaExceededError';
+  }
+}
+
+/** The answer to a QuotaExceededError: its message names the resource and the limit, for a console to show as it is. */
+export function quotaExceeded({ details }: QuotaExceededError): AppError {
+  const { resource, limit, used } = details;
+  const scope = PER_PROJECT.has(resource) ? ' per project' : '';
+  return new AppError('QUOTA_EXCEEDED', `Your plan allows ${limit} ${quotaLabel(resource)}${scope} (${used} used); nothing was created`, details);
 }
 
 /** The servers a request may need; named in a 503's details as `{field: 'dependency', problem: <name>}`. */

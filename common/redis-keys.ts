@@ -59,10 +59,6 @@ export const keys = {
   userOwnedProjects: (userId: string) => `user:${tag(userId)}:${userId}:owned-projects`,
   /** The devices of every project a user owns, scored by creation (epoch ms): their `devices` quota. */
   userDevices: (userId: string) => `user:${tag(userId)}:${userId}:devices`,
-  /** The projects a user owns, scored by creation (epoch ms): their `projects` quota (store/quota-ledger.ts). */
-  userOwnedProjects: (userId: string) => `user:${tag(userId)}:${userId}:owned-projects`,
-  /** The devices of every project a user owns, scored by creation (epoch ms): their `devices` quota. */
-  userDevices: (userId: string) => `user:${tag(userId)}:${userId}:devices`,
   session: (tokenHash: string) => `session:${tokenHash}`,
   apiKey: (keyId: string) => `apikey:${tag(keyId)}:${keyId}`,
   apiKeyByHash: (keyHash: string) => `apikey:hash:${keyHash}`,

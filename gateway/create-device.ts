@@ -1,10 +1,14 @@
 import { AppError, serviceUnavailable } from '../common/errors';
 import { newDevice, type DeviceWithState } from '../store/devices';
+import { projectQuota } from './quotas';
 import type { RouteDeps } from './route-deps';
 
 /**
  * Creates a device so that neither a failure nor a project delete racing it leaves a broker
  * account that logs in behind a device nobody can see (docs/architecture.md "Device create"):
+ * 0. The device takes its slot of the project owner's devices quota (DESIGN §11), with the check
+ *    in the same atomic step: at the limit, 403 QUOTA_EXCEEDED and nothing is created. Every later
+ *    failure below gives the slot back.
  * 1. The broker takes the device's account (its id, its new `dt_` token). It comes first, so any
  *    removal of the account (a device-retire intent) is written after it exists. The broker
  *    failing: a device-retire intent, left to the relay, takes back whatever it kept; 503 mqtt,
@@ -16,15 +20,20 @@ import type { RouteDeps } from './route-deps';
  *    once (its token was never shown), and the error answers 503 redis.
  */
 export async function createDevice(
-  { stores, broker, carryOutNow, logger }: Pick<RouteDeps, 'stores' | 'broker' | 'carryOutNow' | 'logger'>,
+  { config, stores, broker, carryOutNow, logger }: Pick<RouteDeps, 'config' | 'stores' | 'broker' | 'carryOutNow' | 'logger'>,
   projectId: string,
   input: { name: string; description: string; tags: string[] },
 ): Promise<{ device: DeviceWithState; token: string }> {
   const fresh = newDevice(projectId, input);
   const deviceId = fresh.device.id;
+  const { ownerId, quota } = await projectQuota(config, stores, projectId, 'devices');
+  await stores.devices.reserve(ownerId, fresh, quota);
+  const release = () =>
+    stores.devices.release(ownerId, deviceId).catch((err: unknown) => logger.warn({ err, deviceId }, "a failed create's devices quota slot is left taken"));
   try {
     await broker.provision(deviceId, fresh.token);
   } catch (err) {
+    await release();
     logger.error({ err, deviceId }, 'broker provisioning failed; nothing created');
     // Left to the relay: the broker has just failed.
     await stores.devices
@@ -32,11 +41,13 @@ export async function createDevice(
       .catch((retireErr: unknown) => logger.warn({ err: retireErr, deviceId }, 'what the broker kept of a failed provisioning is left; its token was never shown'));
     throw serviceUnavailable('mqtt', 'The MQTT broker did not take the device credentials; nothing was created');
   }
-  const outcome = await stores.devices.create(fresh).catch(async (err: unknown) => {
+  const outcome = await stores.devices.create(fresh, ownerId).catch(async (err: unknown) => {
+    await release();
     await broker.remove(deviceId).catch((removeErr: unknown) => logger.warn({ err: removeErr, deviceId }, 'broker account of a failed create left; its token was never shown'));
     throw err;
   });
   if (!outcome.created) {
+    await release();
     await carryOutNow(outcome.retire);
     throw new AppError('PROJECT_NOT_FOUND');
   }

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { hashSecret, newSecret } from '../common/credentials';
 import { luaScript } from './lua/load';
+import { saddWithin } from './quota-ledger';
 
 const REVOKE = luaScript('revoke-api-key-1');
 const TOUCH = luaScript('touch-api-key-1');
@@ -38,7 +40,8 @@ function toApiKey(h: Record<string, string>): ApiKey | null {
 /** User API keys for the external REST interface; only the key's hash is stored. */
 export function createApiKeyStore(redis: Redis) {
   return {
-    async create(userId: string, name: string, expiresAt: string | null): Promise<{ apiKey: ApiKey; key: string }> {
+    /** Creates a key of `userId`; throws QuotaExceededError (nothing written) when they hold `quota`'s limit already. */
+    async create(userId: string, name: string, expiresAt: string | null, quota: Quota): Promise<{ apiKey: ApiKey; key: string }> {
       const key = newSecret(API_KEY_PREFIX, 32);
       const hash = hashSecret(key);
       const apiKey: ApiKey = {
@@ -50,9 +53,10 @@ export function createApiKeyStore(redis: Redis) {
         expiresAt,
         lastUsedAt: null,
       };
-      // Three slots (docs/architecture.md "Redis Cluster"): the user's set and the by-hash index
-      // first, the record last; readers of either keep only ids with a record.
-      await redis.sadd(keys.userApiKeys(userId), apiKey.id);
+      // Three slots (docs/architecture.md "Redis Cluster"): the user's set (with the quota's check,
+      // in one step) and the by-hash index first, the record last; readers of either keep only ids
+      // with a record. A revoke removes the set entry last: the slot is free once the key is gone.
+      await saddWithin(redis, keys.userApiKeys(userId), apiKey.id, quota);
       await redis.set(keys.apiKeyByHash(hash), apiKey.id);
       await redis.hset(keys.apiKey(apiKey.id), {
           id: apiKey.id,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDisconnectReason, type DeviceStatus, type DisconnectReason, type PinLock } from '../common/contracts';
 import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { decryptSecret, encryptSecret, hashSecret, newSecret } from '../common/credentials';
@@ -11,6 +12,7 @@ import { hdelIfEquals } from './lua/hdel-if-equals';
 import { outboxFields } from './outbox';
 import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
+import { zaddWithin } from './quota-ledger';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
@@ -115,20 +117,22 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
   return {
     /**
-     * Writes a device (newDevice) whose broker account already exists. Three slots
+     * Writes a device (newDevice) whose broker account already exists, owned (for its quota) by
+     * its project's owner, who took its slot first (`reserve`). Three slots
      * (docs/architecture.md "Redis Cluster", "Device create"): the token's index, the device, then
      * the project step (index-device-3.lua), which makes it part of its project in one atomic step
      * with the check that the project is there, and writes its twin-start intent. A project gone or
      * deleted meanwhile refuses that step, which writes the device's device-retire intent instead
      * (the broker account goes); the device and its token index are then removed.
      */
-    async create({ device, token }: NewDevice): Promise<CreateOutcome> {
+    async create({ device, token }: NewDevice, ownerId: string): Promise<CreateOutcome> {
       const tokenHash = hashSecret(token);
       const { id: deviceId, projectId } = device;
       await redis.set(keys.deviceByToken(tokenHash), deviceId);
       await redis.hset(keys.device(deviceId), {
         id: deviceId,
         projectId,
+        ownerId,
         name: device.name,
         description: device.description,
         tags: JSON.stringify(device.tags),
@@ -148,6 +152,21 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       await redis.del(keys.device(deviceId));
       await redis.del(keys.deviceByToken(tokenHash));
       return { created: false, retire: { stream, entryId, intent: retire } };
+    },
+
+    /**
+     * The first step of a device create, before the broker or Redis is given anything: the device's
+     * slot in its project owner's devices quota (their ledger, store/quota-ledger.ts), taken with
+     * the quota's check in one atomic step. Throws QuotaExceededError when the owner's devices, in
+     * all their projects, are at the limit already.
+     */
+    async reserve(ownerId: string, { device }: NewDevice, quota: Quota): Promise<void> {
+      await zaddWithin(redis, keys.userDevices(ownerId), Date.parse(device.createdAt), device.id, quota);
+    },
+
+    /** Gives back a slot `reserve` took for a device whose create did not go through. */
+    async release(ownerId: string, deviceId: string): Promise<void> {
+      await redis.zrem(keys.userDevices(ownerId), deviceId);
     },
 
     /**

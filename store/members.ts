@@ -1,3 +1,5 @@
+import { QuotaExceededError } from '../common/errors';
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { isRole, type Role } from '../common/roles';
@@ -5,6 +7,13 @@ import { hsetIfExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 
 const ADD_MEMBER = luaScript('add-member-4');
+
+/**
+ * How many of the project's newest notifications a new member starts with unread: the bound of
+ * every notification read (page × limit ≤ 10,000, DESIGN §11), so adding a member copies at most
+ * that many whatever the project holds.
+ */
+export const NEW_MEMBER_UNREAD_MAX = 10_000;
 
 export interface Member {
   userId: string;
@@ -33,15 +42,21 @@ export function createMemberStore(redis: Redis) {
       }));
     },
 
-    /** Adds a member; returns false when the user already belongs to the project (or it is gone). */
-    async add(projectId: string, userId: string, role: Role): Promise<boolean> {
+    /**
+     * Adds a member within the project's members `quota` (checked in the same step); returns false
+     * when the user already belongs to the project (or it is gone). Throws QuotaExceededError,
+     * nothing added, when the project has its quota of members.
+     */
+    async add(projectId: string, userId: string, role: Role, quota: Quota): Promise<boolean> {
       await redis.zadd(keys.userProjects(userId), 'NX', Date.now(), projectId);
-      const added = await ADD_MEMBER(
+      const [added, used] = (await ADD_MEMBER(
         redis,
         [keys.projectMembers(projectId), keys.project(projectId), keys.projectMemberUnreadNotifications(projectId, userId), keys.projectNotifications(projectId)],
-        [userId, role],
-      );
-      if (added === -1) await redis.zrem(keys.userProjects(userId), projectId);
+        [userId, role, quota.limit ?? 0, NEW_MEMBER_UNREAD_MAX],
+      )) as [number, number];
+      // Not a member (the project gone, or full): the index entry goes again.
+      if (added < 0) await redis.zrem(keys.userProjects(userId), projectId);
+      if (added === -2) throw new QuotaExceededError({ resource: quota.resource, limit: quota.limit ?? 0, used });
       return added === 1;
     },
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { WrittenIntent } from '../common/outbox-intents';
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { isRole, type Role } from '../common/roles';
 import { deleteProjectScript } from './lua/cascade';
 import { hsetIfExists } from './lua/hset-if-exists';
+import { zaddWithin } from './quota-ledger';
 
 export interface Project {
   id: string;
@@ -26,11 +28,15 @@ function toProject(h: Record<string, string>): Project | null {
 /** `outbox`: the outbox stream (keys.outbox) a project delete writes its devices' retire intents to. */
 export function createProjectStore(redis: Redis, outbox: string) {
   return {
-    async create(ownerId: string, name: string, description: string): Promise<ProjectView> {
+    /** Creates a project owned by `ownerId`; throws QuotaExceededError (nothing written) when they own `quota`'s limit already. */
+    async create(ownerId: string, name: string, description: string, quota: Quota): Promise<ProjectView> {
       const project: Project = { id: randomUUID(), name, description, createdAt: new Date().toISOString() };
-      // Two slots (docs/architecture.md "Redis Cluster"): the owner's index first, then the project
-      // with its members in one MULTI; readers of the index keep only projects that name the user.
-      await redis.zadd(keys.userProjects(ownerId), Date.parse(project.createdAt), project.id);
+      const score = Date.parse(project.createdAt);
+      // Two slots (docs/architecture.md "Redis Cluster"): the owner's (their ledger of owned
+      // projects, the quota's check in the same step, then their index), then the project with its
+      // members in one MULTI; readers of the index keep only projects that name the user.
+      await zaddWithin(redis, keys.userOwnedProjects(ownerId), score, project.id, quota);
+      await redis.zadd(keys.userProjects(ownerId), score, project.id);
       await redis
         .multi()
         .hset(keys.project(project.id), { ...project })

@@ -1,5 +1,6 @@
 import type { NotificationRule } from '../common/contracts';
 import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { publishRulesChanged } from './rules-changed';
@@ -77,9 +78,9 @@ export function createRuleStore(redis: Redis, outbox: string) {
   const announce = (deviceIds: string[]) => Promise.all([...new Set(deviceIds)].map((id) => publishRulesChanged(redis, id)));
 
   return {
-    /** Stores a new rule; null when its device is gone or not in its project. */
-    async create(rule: NotificationRule): Promise<RuleChange> {
-      const { done, written } = await createBoundRecord(redis, boundKeys(rule, outbox), rule, rulesChanged(rule.projectId, [rule.deviceId]));
+    /** Stores a new rule within the project's rules `quota` (QuotaExceededError); null when its device is gone or not in its project. */
+    async create(rule: NotificationRule, quota: Quota): Promise<RuleChange> {
+      const { done, written } = await createBoundRecord(redis, boundKeys(rule, outbox), rule, quota, rulesChanged(rule.projectId, [rule.deviceId]));
       if (!done) return null;
       await announce([rule.deviceId]);
       return written;

@@ -1,3 +1,4 @@
+import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { boundRecords, createBoundRecord, deleteBoundRecord, isBound } from './lua/device-bound-record';
@@ -77,9 +78,9 @@ function boundKeys(widget: Widget, outbox: string) {
 /** `outbox`: the outbox stream (keys.outbox); widget changes write no intent to it. */
 export function createWidgetStore(redis: Redis, outbox: string) {
   return {
-    /** Stores a new widget; false when its device is gone or not in its project. */
-    async create(widget: Widget): Promise<boolean> {
-      return (await createBoundRecord(redis, boundKeys(widget, outbox), widget)).done;
+    /** Stores a new widget within the project's widgets `quota` (QuotaExceededError); false when its device is gone or not in its project. */
+    async create(widget: Widget, quota: Quota): Promise<boolean> {
+      return (await createBoundRecord(redis, boundKeys(widget, outbox), widget, quota)).done;
     },
 
     async get(widgetId: string): Promise<Widget | null> {

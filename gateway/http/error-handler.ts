@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, isAppError, serviceUnavailable, type ErrorCode } from '../../common/errors';
+import { AppError, isAppError, quotaExceeded, QuotaExceededError, serviceUnavailable, type ErrorCode } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { StoreError, type StoreErrorCode } from '../../store/errors';
 import { dependencyDown } from './dependency-down';
@@ -77,6 +77,7 @@ export const STORE_ERROR_HTTP = {
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (err instanceof QuotaExceededError) return quotaExceeded(err);
   if (err instanceof StoreError && err.code === 'HISTORY_BACKLOG') return serviceUnavailable('postgres');
   if (err instanceof StoreError) return new AppError(STORE_ERROR_HTTP[err.code], err.message);
   if (isRequestReadError(err)) return requestReadError(err);

@@ -4,6 +4,7 @@ import { AppError } from '../../common/errors';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
+import { userQuota } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 
 export const createBody = z.object({
@@ -15,13 +16,15 @@ export const createBody = z.object({
 });
 
 /** User API keys for the external REST interface (DESIGN §2): the key is shown once. */
-export function apiKeyRoutes({ stores }: RouteDeps): Router {
+export function apiKeyRoutes({ config, stores }: RouteDeps): Router {
   const router = Router();
 
   router.post('/api-keys', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
     const expiresAt = body.expiresAt ? new Date(body.expiresAt).toISOString() : null;
-    const { apiKey, key } = await stores.apiKeys.create(userIdOf(res), body.name, expiresAt);
+    const userId = userIdOf(res);
+    const quota = await userQuota(config, stores, userId, 'apiKeys');
+    const { apiKey, key } = await stores.apiKeys.create(userId, body.name, expiresAt, quota);
     sendData(res, { id: apiKey.id, name: apiKey.name, key, createdAt: apiKey.createdAt, expiresAt: apiKey.expiresAt }, 201);
   });
 

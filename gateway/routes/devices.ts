@@ -47,7 +47,7 @@ function deviceView(d: DeviceWithState, token: string) {
 }
 
 /** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
-export function deviceRoutes({ stores, twins, broker, tokens, logger, carryOutNow }: RouteDeps): Router {
+export function deviceRoutes({ config, stores, twins, broker, tokens, logger, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {
@@ -68,7 +68,7 @@ export function deviceRoutes({ stores, twins, broker, tokens, logger, carryOutNo
   router.post('/devices', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), body.projectId, 'editor');
-    const { device, token } = await createDevice({ stores, broker, carryOutNow, logger }, project.id, body);
+    const { device, token } = await createDevice({ config, stores, broker, carryOutNow, logger }, project.id, body);
     // The twin starts through the outbox (written with the device): Temporal being down delays it, and loses it not.
     sendData(res, deviceView(device, token), 201);
   });

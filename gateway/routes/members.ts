@@ -5,6 +5,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
+import { projectQuota } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 
 /** Roles that can be given; `owner` belongs to the project's creator alone. */
@@ -16,7 +17,7 @@ export const patchBody = z.object({ role: grantable });
  * Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may
  * leave. A removed member's open sockets leave the project's rooms on every node at once.
  */
-export function memberRoutes({ stores, revocations }: RouteDeps): Router {
+export function memberRoutes({ config, stores, revocations }: RouteDeps): Router {
   const router = Router();
 
   router.get('/projects/:projectId/members', async (req, res) => {
@@ -29,7 +30,8 @@ export function memberRoutes({ stores, revocations }: RouteDeps): Router {
     const body = parseInput(addBody, req.body, 'body');
     const user = await stores.users.findByEmail(body.email);
     if (!user) throw new AppError('USER_NOT_FOUND', 'No account has this email');
-    if (!(await stores.members.add(project.id, user.id, body.role))) {
+    const { quota } = await projectQuota(config, stores, project.id, 'members');
+    if (!(await stores.members.add(project.id, user.id, body.role, quota))) {
       throw new AppError('CONFLICT', 'This user is already a member');
     }
     sendData(res, { userId: user.id, email: user.email, name: user.name, role: body.role }, 201);

@@ -4,6 +4,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
+import { userQuota } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -25,7 +26,9 @@ export function projectRoutes(deps: RouteDeps): Router {
 
   router.post('/projects', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
-    sendData(res, await stores.projects.create(userIdOf(res), body.name, body.description), 201);
+    const userId = userIdOf(res);
+    const quota = await userQuota(deps.config, stores, userId, 'projects');
+    sendData(res, await stores.projects.create(userId, body.name, body.description, quota), 201);
   });
 
   router.get('/projects/:projectId', async (req, res) => {

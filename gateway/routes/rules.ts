@@ -9,6 +9,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
 import { deviceNotInProject, projectRecordAccess } from '../resource-access';
+import { projectQuota } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
 
@@ -27,7 +28,7 @@ function definitionOf(rule: NotificationRule): RuleDefinition {
  * outbox intent for the twin of each affected device to reload its no_data / offline / online
  * rules; the route carries it out before answering, and the relay does when Temporal is down.
  */
-export function ruleRoutes({ stores, carryOutNow }: RouteDeps): Router {
+export function ruleRoutes({ config, stores, carryOutNow }: RouteDeps): Router {
   const router = Router();
 
   async function ruleFor(res: Response, ruleId: string, needed: Role): Promise<NotificationRule> {
@@ -48,7 +49,8 @@ export function ruleRoutes({ stores, carryOutNow }: RouteDeps): Router {
     const definition = parseInput(ruleDefinition, fields, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), projectId, 'editor');
     const rule: NotificationRule = { id: randomUUID(), projectId: project.id, ...definition, createdAt: new Date().toISOString() };
-    const created = await stores.rules.create(rule);
+    const { quota } = await projectQuota(config, stores, project.id, 'rules');
+    const created = await stores.rules.create(rule, quota);
     if (created === null) throw deviceNotInProject();
     await carryOutNow(created);
     sendData(res, rule, 201);

@@ -9,6 +9,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access';
 import { deviceNotInProject, projectRecordAccess, requireProjectDevice } from '../resource-access';
+import { projectQuota } from '../quotas';
 import type { RouteDeps } from '../route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
 import { holdsLock } from '../widget-locks';
@@ -17,7 +18,7 @@ export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** Widgets (SPEC §4.4): viewers read; editors create, change and delete. */
-export function widgetRoutes({ stores, widgetLocks }: RouteDeps): Router {
+export function widgetRoutes({ config: serviceConfig, stores, widgetLocks }: RouteDeps): Router {
   const router = Router();
 
   async function widgetFor(res: Response, widgetId: string, needed: Role): Promise<Widget> {
@@ -61,6 +62,7 @@ export function widgetRoutes({ stores, widgetLocks }: RouteDeps): Router {
     const { config } = parseInput(configOf(body.type), { config: body.config }, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), body.projectId, 'editor');
     await requireProjectDevice(stores, project.id, body.deviceId);
+    const { quota } = await projectQuota(serviceConfig, stores, project.id, 'widgets');
     const now = new Date().toISOString();
     const widget: Widget = {
       id: randomUUID(),
@@ -78,7 +80,7 @@ export function widgetRoutes({ stores, widgetLocks }: RouteDeps): Router {
     // (docs/architecture.md "Nothing half-written").
     const store = async (): Promise<void> => {
       if (holdsLock(widget)) await lock(widget);
-      if (!(await stores.widgets.create(widget))) throw deviceNotInProject();
+      if (!(await stores.widgets.create(widget, quota))) throw deviceNotInProject();
     };
     await (holdsLock(widget) ? guarded(widget, store) : store());
     sendData(res, widget, 201);

@@ -1,7 +1,9 @@
 import type { OutboxIntent, WrittenIntent } from '../../common/outbox-intents';
+import type { Quota } from '../../common/quotas';
 import type { Redis } from '../../common/redis';
 import { streamOf } from '../../common/redis-keys';
 import { intentArgs, writtenIntent } from '../outbox';
+import { saddWithin } from '../quota-ledger';
 import { luaScript } from './load';
 
 /**
@@ -9,7 +11,8 @@ import { luaScript } from './load';
  * stored as JSON. The record, the device's index and the project's index are three slots
  * (docs/architecture.md "Redis Cluster"), changed in single-slot steps ordered so that a crash
  * between two leaves nothing anyone sees:
- * - create: the project's index, then the device's (only while the device is in that project, so a
+ * - create: the project's index (with the project's quota of such records checked in the same
+ *   step: store/quota-ledger.ts), then the device's (only while the device is in that project, so a
  *   create racing a device delete is refused), then the record with the change's outbox intent;
  * - delete: the record with its intent first, then the device's index (and per-record state), then
  *   the project's.
@@ -39,14 +42,18 @@ export function recordStream(outbox: string, recordId: string): string {
   return streamOf(outbox, recordId);
 }
 
-/** Refused (done false) when the device is gone or belongs to another project. */
+/**
+ * Refused (done false) when the device is gone or belongs to another project; throws
+ * QuotaExceededError, nothing written, when the project's index holds `quota`'s limit already.
+ */
 export async function createBoundRecord(
   redis: Redis,
   k: BoundRecordKeys,
   record: { id: string; projectId: string },
+  quota: Quota,
   intent: OutboxIntent | null = null,
 ): Promise<BoundRecordChange> {
-  await redis.sadd(k.projectIndex, record.id);
+  await saddWithin(redis, k.projectIndex, record.id, quota);
   if ((await BIND(redis, [k.device, k.deviceIndex], [record.projectId, record.id])) !== 1) {
     await redis.srem(k.projectIndex, record.id);
     return { done: false, written: null };

@@ -42,6 +42,7 @@ describe('register and login', () => {
       name: 'Ada',
       plan: 'free',
       createdAt: expect.any(String),
+      quotas: expect.objectContaining({ devices: { limit: 10, used: 0 } }),
     });
   });
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { Cluster } from 'ioredis';
 import { hashSecret } from '../../common/credentials';
+import { QuotaExceededError } from '../../common/errors';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
@@ -113,17 +114,26 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect((await stores.rateLimits.hit(owner.id, { perMinute: 5, perDay: 10 }, counted)).allowed).toBe(true);
   await stores.rateLimits.takeBack(owner.id, counted);
   expect((await stores.rateLimits.peek(owner.id, { perMinute: 5, perDay: 10 }, counted)).minute).toBe(0);
-  const { apiKey, key } = await stores.apiKeys.create(owner.id, 'ci', null);
+  const { apiKey, key } = await stores.apiKeys.create(owner.id, 'ci', null, { resource: 'apiKeys', limit: 1 });
   expect((await stores.apiKeys.resolve(key))?.id).toBe(apiKey.id);
+  await expect(stores.apiKeys.create(owner.id, 'over', null, { resource: 'apiKeys', limit: 1 })).rejects.toEqual(
+    new QuotaExceededError({ resource: 'apiKeys', limit: 1, used: 1 }),
+  );
   await stores.apiKeys.touch(apiKey.id, new Date());
   expect(await stores.apiKeys.revoke(owner.id, apiKey.id)).toBe(true);
   expect(await stores.apiKeys.resolve(key)).toBeNull();
 
   // Projects, members, devices and their credentials.
-  const project = await stores.projects.create(owner.id, 'P', '');
-  expect(await stores.members.add(project.id, member.id, 'viewer')).toBe(true);
+  const project = await stores.projects.create(owner.id, 'P', '', { resource: 'projects', limit: 1 });
+  await expect(stores.projects.create(owner.id, 'P2', '', { resource: 'projects', limit: 1 })).rejects.toBeInstanceOf(QuotaExceededError);
+  expect(await stores.members.add(project.id, member.id, 'viewer', { resource: 'members', limit: 2 })).toBe(true);
+  await expect(stores.members.add(project.id, randomUUID(), 'viewer', { resource: 'members', limit: 2 })).rejects.toEqual(
+    new QuotaExceededError({ resource: 'members', limit: 2, used: 2 }),
+  );
   expect((await stores.projects.listFor(member.id)).map((p) => p.id)).toEqual([project.id]);
-  const created = await stores.devices.create(newDevice(project.id, { name: 'd', description: '', tags: [] }));
+  const fresh = newDevice(project.id, { name: 'd', description: '', tags: [] });
+  await stores.devices.reserve(owner.id, fresh, { resource: 'devices', limit: 2 });
+  const created = await stores.devices.create(fresh, owner.id);
   if (!created.created) throw new Error('device create refused');
   const { device } = created;
   const simple = await stores.devices.issueSimpleToken(device.id);
@@ -224,7 +234,7 @@ test('every script in store/lua runs on the cluster, each through the store call
     enabled: true,
     createdAt: at.toISOString(),
   } as NotificationRule;
-  expect(await stores.rules.create(rule)).not.toBeNull();
+  expect(await stores.rules.create(rule, { resource: 'rules', limit: 1 })).not.toBeNull();
   const updated = await stores.rules.update(rule.id, async (r) => ({ ...r, message: 'changed' }));
   expect(updated.kind).toBe('replaced');
   expect((await stores.rules.list(project.id)).map((r) => r.message)).toEqual(['changed']);
@@ -239,7 +249,7 @@ test('every script in store/lua runs on the cluster, each through the store call
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
   } as Parameters<Stores['widgets']['create']>[0];
-  expect(await stores.widgets.create(widget)).toBe(true);
+  expect(await stores.widgets.create(widget, { resource: 'widgets', limit: 1 })).toBe(true);
   expect((await stores.widgets.update(widget.id, async (w) => ({ ...w, pin: 2 }))).kind).toBe('replaced');
   const notificationId = randomUUID();
   const record = {
@@ -266,13 +276,17 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(await stores.devices.delete(device.id)).toMatchObject({ intent: { type: 'device-retire' } });
   expect(await stores.devices.get(device.id)).toBeNull();
   expect(await stores.widgets.get(widget.id)).toBeNull();
-  const other = await stores.devices.create(newDevice(project.id, { name: 'd2', description: '', tags: [] }));
+  const second = newDevice(project.id, { name: 'd2', description: '', tags: [] });
+  await stores.devices.reserve(owner.id, second, { resource: 'devices', limit: 2 });
+  const other = await stores.devices.create(second, owner.id);
   if (!other.created) throw new Error('device create refused');
+  expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 1, devices: 1, members: 2 });
   expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([{ type: 'device-retire', payload: { deviceId: other.device.id } }]);
   expect(await stores.devices.get(other.device.id)).toBeNull();
+  expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 0, devices: 0 });
   // A device create after its project's delete is refused, its broker account taken back.
   const late = newDevice(project.id, { name: 'd3', description: '', tags: [] });
-  expect(await stores.devices.create(late)).toMatchObject({ created: false, retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } } });
+  expect(await stores.devices.create(late, owner.id)).toMatchObject({ created: false, retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } } });
   expect(await stores.devices.get(late.device.id)).toBeNull();
   expect(await stores.projects.listFor(owner.id)).toEqual([]);
 

@@ -120,9 +120,11 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2, ove
  */
 export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
-  const { id: projectId } = await createProjectStore(redis, outbox).create(randomUUID(), 'test project', '');
+  const ownerId = randomUUID();
+  const { id: projectId } = await createProjectStore(redis, outbox).create(ownerId, 'test project', '', { resource: 'projects', limit: null });
   const created = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(
     newDevice(projectId, { name: 'test device', description: '', tags: [] }),
+    ownerId,
   );
   if (!created.created) throw new Error('device create refused');
   await redis.del(streamOf(outbox, projectId));
@@ -149,7 +151,7 @@ export async function addRule(
     ...rule,
   };
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
-  if (!(await createRuleStore(redis, outbox).create(full))) throw new Error('the rule store refused the rule');
+  if (!(await createRuleStore(redis, outbox).create(full, { resource: 'rules', limit: null }))) throw new Error('the rule store refused the rule');
   await redis.del(streamOf(outbox, full.deviceId));
   return full;
 }
