@@ -8,6 +8,9 @@ const bool = z
 
 const plan = z.enum(['free', 'pro', 'pro_plus', 'enterprise']);
 
+/** NOTIFICATION_RETENTION_DAYS when unset; also the stores' own default. */
+export const NOTIFICATION_RETENTION_DAYS_DEFAULT = 90;
+
 /** Every setting the service reads, validated once at start. */
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -100,6 +103,12 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(false),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().min(3).default('Device Data Service <notifications@dds.local>'),
+  /** Notification emails one account (the owner of the rule's project) may cause per UTC day (docs/limits.md "Email"). */
+  EMAIL_DAILY_CAP_PER_ACCOUNT: z.coerce.number().int().min(1).default(100),
+  /** The console's address, for the link of a verify email; the request's own origin when unset. */
+  PUBLIC_URL: z.url().optional(),
+  /** How long notification records and their index entries are kept (docs/limits.md "Notifications"). */
+  NOTIFICATION_RETENTION_DAYS: z.coerce.number().positive().default(NOTIFICATION_RETENTION_DAYS_DEFAULT),
   PUSH_WEBHOOK_URL: z.url().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10000),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),

@@ -21,7 +21,7 @@ import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
 /** Every repository over one Redis connection, and pin history over the PostgreSQL pool. */
-export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE'>, credentialKey: string) {
+export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS'>, credentialKey: string) {
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   const pinSeries = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
   return {
@@ -33,7 +33,7 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
     devices: createDeviceStore(redis, credentialKey, outbox),
     widgets: createWidgetStore(redis, outbox),
     rules: createRuleStore(redis, outbox),
-    notifications: createNotificationQueries(redis),
+    notifications: createNotificationQueries(redis, config.NOTIFICATION_RETENTION_DAYS),
     alarms: createAlarmStore(redis),
     commands: createCommandStore(redis),
     sync: createDeviceSyncStore(redis),

@@ -1,8 +1,9 @@
+import { NOTIFICATION_RETENTION_DAYS_DEFAULT } from '../common/config';
 import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { luaScript } from './lua/load';
-import { createNotificationStore, parseStored, type StoredNotification } from './notifications';
+import { createNotificationStore, filterSetsOf, parseStored, retentionOf, type StoredNotification } from './notifications';
 
 export interface NotificationFilter {
   deviceId?: string;
@@ -27,9 +28,8 @@ interface Entry {
 
 /** The project step of a delete: index and unread entries (the record goes after it). */
 const UNINDEX = luaScript('unindex-notification-n');
-
-/** Records read per round trip when a filter needs their content. */
-const CHUNK = 500;
+/** A read's first step in each project: the sets it reads lose what is past the retention. */
+const TRIM = luaScript('trim-notifications-n');
 
 function entries(projectId: string, flat: string[]): Entry[] {
   const out: Entry[] = [];
@@ -44,13 +44,17 @@ function newestFirst(a: Entry, b: Entry): number {
 
 /**
  * Reads, marks and deletes the notification records that store/notifications.ts creates: ids come
- * newest first from the per-project sorted sets, records in one MGET per page. Read state is each
- * member's own: a per-project, per-member sorted set of the ids that member has not read
+ * newest first from the per-project sorted sets (the project's index, or the set of its filter:
+ * a type, a device, both), records in one round trip per page. Read state is each member's own: a
+ * per-project, per-member sorted set of the ids that member has not read
  * (`keys.projectMemberUnreadNotifications`), filled for every member when a notification is
- * created and for a new member from all of the project's when they join.
+ * created and for a new member from all of the project's when they join. Every read first drops
+ * what is past the retention from the sets it reads, so no read counts or pages an expired record.
+ * A read costs what its page costs (offset + limit ids per project), never the project's size.
  */
-export function createNotificationQueries(redis: Redis) {
-  const records = createNotificationStore(redis);
+export function createNotificationQueries(redis: Redis, retentionDays = NOTIFICATION_RETENTION_DAYS_DEFAULT) {
+  const records = createNotificationStore(redis, retentionDays);
+  const retention = retentionOf(retentionDays);
   const unreadKey = keys.projectMemberUnreadNotifications;
 
   /** The records of a page (gone ones left out) with `read` as `userId` sees it; one round trip. */
@@ -63,49 +67,42 @@ export function createNotificationQueries(redis: Redis) {
     return docs.flatMap((json, i) => (json === null ? [] : [{ ...parseStored(json), read: unread !== null && unread[i] === null }]));
   }
 
-  async function sum(counts: Promise<number>[]): Promise<number> {
-    return (await Promise.all(counts)).reduce((a, b) => a + b, 0);
+  async function trim(sets: string[]): Promise<void> {
+    const { cutoff, ms } = retention();
+    await TRIM(redis, sets, [String(cutoff), String(ms)]);
   }
 
-  /** Without device or type filters: counts from ZCARD, the page from ZREVRANGE of each project. */
-  async function listBySets(userId: string, projectIds: string[], unreadOnly: boolean, offset: number, limit: number): Promise<NotificationPage> {
-    const source = (p: string) => (unreadOnly ? unreadKey(p, userId) : keys.projectNotifications(p));
-    const [total, unread, heads] = await Promise.all([
-      sum(projectIds.map((p) => redis.zcard(source(p)))),
-      sum(projectIds.map((p) => redis.zcard(unreadKey(p, userId)))),
-      Promise.all(projectIds.map(async (p) => entries(p, await redis.zrevrange(source(p), projectIds.length === 1 ? offset : 0, offset + limit - 1, 'WITHSCORES')))),
-    ]);
-    const page = projectIds.length === 1 ? (heads[0] ?? []) : heads.flat().sort(newestFirst).slice(offset, offset + limit);
-    return { notifications: await load(userId, page, unreadOnly), total, unread };
-  }
-
-  /** With device or type filters: every record of the projects is read, CHUNK per MGET. */
-  async function listByScan(userId: string, projectIds: string[], filter: NotificationFilter, offset: number, limit: number): Promise<NotificationPage> {
-    const [all, unreadIds] = await Promise.all([
-      Promise.all(projectIds.map(async (p) => entries(p, await redis.zrevrange(keys.projectNotifications(p), 0, -1, 'WITHSCORES')))),
-      Promise.all(projectIds.map((p) => redis.zrange(unreadKey(p, userId), '0', '-1'))),
-    ]);
-    const unreadSet = new Set(unreadIds.flat());
-    const sorted = all.flat().sort(newestFirst);
-    const page: NotificationRecord[] = [];
-    let total = 0;
-    let unread = 0;
-    for (let i = 0; i < sorted.length; i += CHUNK) {
-      const chunk = sorted.slice(i, i + CHUNK);
-      const docs = await Promise.all(chunk.map((e) => redis.get(keys.notification(e.id))));
-      for (const json of docs) {
-        if (json === null) continue;
-        const stored = parseStored(json);
-        if (filter.deviceId !== undefined && stored.deviceId !== filter.deviceId) continue;
-        if (filter.type !== undefined && stored.type !== filter.type) continue;
-        const isUnread = unreadSet.has(stored.id);
-        if (isUnread) unread++;
-        if (filter.unread && !isUnread) continue;
-        if (total >= offset && total < offset + limit) page.push({ ...stored, read: !isUnread });
-        total++;
-      }
+  /**
+   * One project's part of a list: its count, its unread count and its first `end` entries, newest
+   * first. `set` is the project's index or its filter's set; unread-only with a filter pages the
+   * intersection of that set with the caller's unread set (ids only, those the caller has not read).
+   */
+  async function projectPart(userId: string, p: string, set: string, filtered: boolean, unreadOnly: boolean, start: number, end: number) {
+    const unread = unreadKey(p, userId);
+    await trim([set, unread]);
+    const unreadCount = filtered ? redis.zintercard(2, set, unread) : redis.zcard(unread);
+    if (unreadOnly && filtered) {
+      const both = redis.zinter(2, [set, unread], 'AGGREGATE', 'MAX', 'WITHSCORES') as Promise<string[]>;
+      const [count, flat] = await Promise.all([unreadCount, both]);
+      return { total: count, unread: count, head: entries(p, flat).sort(newestFirst).slice(start, end) };
     }
-    return { notifications: page, total, unread };
+    const source = unreadOnly ? unread : set;
+    const [total, unreadTotal, flat] = await Promise.all([redis.zcard(source), unreadCount, redis.zrevrange(source, start, end - 1, 'WITHSCORES')]);
+    return { total, unread: unreadTotal, head: entries(p, flat) };
+  }
+
+  /** Newest first over the projects: each gives its first offset + limit entries (all of them from `offset` when there is one project). */
+  async function listOf(userId: string, projectIds: string[], filter: NotificationFilter, offset: number, limit: number): Promise<NotificationPage> {
+    const filtered = filter.deviceId !== undefined || filter.type !== undefined;
+    const unreadOnly = filter.unread === true;
+    const one = projectIds.length === 1;
+    const setOf = (p: string) => (filtered ? keys.projectNotificationsMatching(p, { deviceId: filter.deviceId, type: filter.type }) : keys.projectNotifications(p));
+    const parts = await Promise.all(projectIds.map((p) => projectPart(userId, p, setOf(p), filtered, unreadOnly, one ? offset : 0, offset + limit)));
+    const heads = parts.map((part) => part.head);
+    const page = one ? (heads[0] ?? []) : heads.flat().sort(newestFirst).slice(offset, offset + limit);
+    const total = parts.reduce((n, part) => n + part.total, 0);
+    const unread = parts.reduce((n, part) => n + part.unread, 0);
+    return { notifications: await load(userId, page, unreadOnly), total, unread };
   }
 
   return {
@@ -119,11 +116,7 @@ export function createNotificationQueries(redis: Redis) {
 
     /** The caller's notifications of the given projects, newest first, filtered and paged (page from 1). */
     list(userId: string, projectIds: string[], filter: NotificationFilter, page: number, limit: number): Promise<NotificationPage> {
-      const offset = (page - 1) * limit;
-      if (filter.deviceId === undefined && filter.type === undefined) {
-        return listBySets(userId, projectIds, filter.unread === true, offset, limit);
-      }
-      return listByScan(userId, projectIds, filter, offset, limit);
+      return listOf(userId, projectIds, filter, (page - 1) * limit, limit);
     },
 
     /** Marks one record read for `userId` only; returns it as they see it now, or null when it is gone. */
@@ -135,14 +128,21 @@ export function createNotificationQueries(redis: Redis) {
     /** Marks every notification of the projects read for `userId` only, one atomic step per project (its slot); returns how many were unread. */
     async markAllRead(userId: string, projectIds: string[]): Promise<number> {
       const counts = await Promise.all(
-        projectIds.map(async (p) => Number((await redis.multi().zcard(unreadKey(p, userId)).del(unreadKey(p, userId)).exec())?.[0]?.[1] ?? 0)),
+        projectIds.map(async (p) => {
+          await trim([unreadKey(p, userId)]);
+          return Number((await redis.multi().zcard(unreadKey(p, userId)).del(unreadKey(p, userId)).exec())?.[0]?.[1] ?? 0);
+        }),
       );
       return counts.reduce((a, b) => a + b, 0);
     },
 
     async delete(record: StoredNotification): Promise<boolean> {
       // The project's index first, the record last (docs/architecture.md "Redis Cluster").
-      await UNINDEX(redis, [keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)], [record.id, unreadKey(record.projectId, '{user}')]);
+      await UNINDEX(
+        redis,
+        [keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId), ...filterSetsOf(record)],
+        [record.id, unreadKey(record.projectId, '{user}')],
+      );
       return (await redis.del(keys.notification(record.id))) === 1;
     },
   };

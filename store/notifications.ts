@@ -1,3 +1,4 @@
+import { NOTIFICATION_RETENTION_DAYS_DEFAULT } from '../common/config';
 import type { Redis } from '../common/redis';
 import type { NotificationRecord } from '../common/contracts';
 import { keys } from '../common/redis-keys';
@@ -5,10 +6,31 @@ import { luaScript } from './lua/load';
 
 /**
  * Idempotent create in two single-slot steps (docs/architecture.md "Redis Cluster"): the record
- * (SET NX), then the project's index and every current member's unread set. The record alone is
- * in no list, so a crash between shows nothing; the caller's retry finishes the second step.
+ * (SET NX, expiring with the retention), then the project's index, the filter sets and every
+ * current member's unread set. The record alone is in no list, so a crash between shows nothing;
+ * the caller's retry finishes the second step.
  */
 const INDEX = luaScript('index-notification-n');
+
+/** A retention in days (NOTIFICATION_RETENTION_DAYS) as the window the notification scripts keep. */
+export interface Retention {
+  /** Entries with a createdAt before this (epoch ms) are gone. */
+  cutoff: number;
+  ms: number;
+}
+
+export function retentionOf(days: number): () => Retention {
+  const ms = Math.round(days * 86_400_000);
+  return () => ({ cutoff: Date.now() - ms, ms });
+}
+
+/** The filter sets a record is in (keys.projectNotificationsMatching): its type, and its device alone and with the type. */
+export function filterSetsOf(record: Pick<NotificationRecord, 'projectId' | 'deviceId' | 'type'>): string[] {
+  const { projectId, deviceId, type } = record;
+  const sets = [keys.projectNotificationsMatching(projectId, { type })];
+  if (deviceId) sets.push(keys.projectNotificationsMatching(projectId, { deviceId }), keys.projectNotificationsMatching(projectId, { deviceId, type }));
+  return sets;
+}
 
 export type CreateOutcome = 'created' | 'exists' | 'gone';
 
@@ -39,16 +61,21 @@ export function parseStored(json: string): StoredNotification {
   return stored;
 }
 
-export function createNotificationStore(redis: Redis): NotificationStore {
+/** `retentionDays`: NOTIFICATION_RETENTION_DAYS; a record expires that long after its createdAt. */
+export function createNotificationStore(redis: Redis, retentionDays = NOTIFICATION_RETENTION_DAYS_DEFAULT): NotificationStore {
+  const retention = retentionOf(retentionDays);
   return {
     async create(record, options = {}) {
       const recordKey = keys.notification(record.id);
       if (options.onlyIfExists !== undefined && (await redis.exists(options.onlyIfExists)) === 0) return 'gone';
-      const created = (await redis.set(recordKey, JSON.stringify({ ...record, read: false }), 'NX')) === 'OK';
+      const { cutoff, ms } = retention();
+      const at = Date.parse(record.createdAt);
+      const created = (await redis.set(recordKey, JSON.stringify({ ...record, read: false }), 'PXAT', at + ms, 'NX')) === 'OK';
+      const { projectId } = record;
       await INDEX(
         redis,
-        [keys.projectNotifications(record.projectId), keys.projectMembers(record.projectId)],
-        [String(Date.parse(record.createdAt)), record.id, keys.projectMemberUnreadNotifications(record.projectId, '{user}')],
+        [keys.projectNotifications(projectId), keys.projectMembers(projectId), keys.projectNotificationSets(projectId), ...filterSetsOf(record)],
+        [String(at), record.id, keys.projectMemberUnreadNotifications(projectId, '{user}'), String(cutoff), String(ms)],
       );
       return created ? 'created' : 'exists';
     },

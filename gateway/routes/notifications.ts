@@ -12,6 +12,9 @@ import type { RouteDeps } from '../route-deps';
 
 const uuid = z.uuid();
 
+/** How deep a list read may page (docs/limits.md "Notifications"): every page costs at most this many ids per project. */
+export const MAX_LIST_DEPTH = 10_000;
+
 export const listQuery = z.object({
   projectId: z.uuid().optional(),
   deviceId: z.uuid().optional(),
@@ -23,7 +26,7 @@ export const listQuery = z.object({
     .optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-});
+}).refine((q) => q.page * q.limit <= MAX_LIST_DEPTH, { path: ['page'], message: `page × limit must be at most ${MAX_LIST_DEPTH}` });
 export const scopeQuery = z.object({ projectId: z.uuid().optional() });
 
 /** `/notifications/{id}` is only a notification when the id is a UUID, so `/notifications/rules` stays the rules'. */

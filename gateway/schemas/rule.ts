@@ -27,7 +27,7 @@ const alarmFields = {
   clearThreshold: z.number().nullable(),
   forSeconds: delay(0),
   severity: z.enum(ALARM_SEVERITIES).nullable(),
-  renotifySeconds: delay(1),
+  renotifySeconds: delay(60),
   escalate: z.strictObject({ afterSeconds: z.int().min(1).max(MAX_ALARM_DELAY_S), channels }).nullable(),
 };
 const optionalAlarmFields = {

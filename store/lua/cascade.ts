@@ -109,6 +109,7 @@ export async function deleteProjectScript(redis: Redis, outbox: string, projectI
       keys.projectRules(projectId),
       keys.projectWidgets(projectId),
       keys.projectNotifications(projectId),
+      keys.projectNotificationSets(projectId),
     ],
     [keys.projectMemberUnreadNotifications(projectId, '{user}')],
   );

@@ -4,9 +4,10 @@
 -- every reader, and its devices' twins and broker accounts end even if the steps after (each
 -- device's own delete, the members' indexes, the records) never run (docs/architecture.md
 -- "Redis Cluster").
--- Key count: 7 declared, plus each member's unread set, derived inside from ARGV[1].
+-- Key count: 8 declared, plus each member's unread set, derived inside from ARGV[1], and the
+-- notification filter sets named in KEYS[8].
 -- KEYS: 1 project:{id}, 2 the outbox stream of its shard, 3 :members, 4 :devices, 5 :rules,
---       6 :widgets, 7 :notifications.
+--       6 :widgets, 7 :notifications, 8 :notifications:sets.
 -- ARGV: 1 a member's unread set with '{user}' for the user id.
 -- Returns nil when it did not exist, else JSON {members, owner, devices: [[deviceId, entryId]...], rules, widgets,
 -- notifications}; owner is the member whose role is owner (false when none).
@@ -26,5 +27,6 @@ local result = {members = members, owner = owner, devices = devices, rules = red
 for _, userId in ipairs(members) do
   redis.call('DEL', (string.gsub(ARGV[1], '{user}', userId)))
 end
-redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+for _, set in ipairs(redis.call('ZRANGE', KEYS[8], 0, -1)) do redis.call('DEL', set) end
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 return cjson.encode(result)

@@ -4,6 +4,8 @@
  * time-skipping server is not available here), the endpoints and the `alarm` event.
  */
 import type { Alarm } from '../../common/contracts';
+import { keys } from '../../common/redis-keys';
+import { createRuleStore } from '../../store/rules';
 import { addMember, createDevice, createProject, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 import { collect, subscribedSocket, type ClientSocket } from '../helpers/socket';
 import { startStack, type Stack } from '../helpers/stack';
@@ -125,7 +127,10 @@ test('forSeconds: a short spike raises nothing; a condition that holds raises, w
 
 test('re-notify and escalation fire on time and stop once acknowledged; the timers survive a worker restart', async () => {
   const device = await createDevice(stack.request, owner, projectId);
-  await addRule(device.id, { renotifySeconds: 1, escalate: { afterSeconds: 3, channels: ['inApp'] } });
+  const ruleId = await addRule(device.id, { renotifySeconds: 60, escalate: { afterSeconds: 3, channels: ['inApp'] } });
+  // The API's floor is 60 s (docs/limits.md "Email"); the store takes 1 s, so the reminders come within the test.
+  const rules = createRuleStore(stack.redis, keys.outbox(stack.config.TEMPORAL_TASK_QUEUE));
+  expect((await rules.update(ruleId, async (rule) => ({ ...rule, renotifySeconds: 1 }))).kind).toBe('replaced');
   await write(device.id, ['50']);
   const [alarm] = await eventually(async () => {
     const found = await alarmsOf(device.id);
@@ -206,6 +211,7 @@ test('a rule refuses bad alarm settings with the envelope', async () => {
     [{ condition: 'eq', clearThreshold: 20 }, 'body.clearThreshold'],
     [{ forSeconds: -1 }, 'body.forSeconds'],
     [{ renotifySeconds: 0 }, 'body.renotifySeconds'],
+    [{ renotifySeconds: 59 }, 'body.renotifySeconds'],
     [{ escalate: { afterSeconds: -5, channels: ['email'] } }, 'body.escalate.afterSeconds'],
     [{ condition: 'no_data', duration: 60, threshold: null, severity: 'info' }, 'body.severity'],
   ];

@@ -36,7 +36,7 @@ async function projectWithNotifications(count: number) {
     priority: 'normal',
     channels: ['inApp'],
     read: false,
-    createdAt: new Date(Date.parse('2026-04-01T00:00:00.000Z') + i * 1000).toISOString(),
+    createdAt: new Date(Date.now() - 3_600_000 + i * 1000).toISOString(),
   }));
   const store = createNotificationStore(stack.redis);
   for (const r of records) expect(await store.create(r)).toBe('created');

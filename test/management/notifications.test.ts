@@ -24,7 +24,8 @@ const readBy = new Map<string, Set<string>>();
 
 type Kind = NotificationRecord['type'];
 const TYPES: Kind[] = ['threshold', 'device_status', 'no_data', 'device'];
-const base = Date.parse('2026-03-01T00:00:00.000Z');
+/** Recent enough to be well inside the retention (NOTIFICATION_RETENTION_DAYS). */
+const base = Date.now() - 86_400_000;
 
 /** `read`: whether the seed marks it read for the owner (every other member starts unread). */
 function record(projectId: string, deviceId: string, type: Kind, at: number, read: boolean): NotificationRecord {
