@@ -1,10 +1,19 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { managementRateEnvShape } from './management-rate';
 import { quotaEnvShape } from './quotas';
 
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+/**
+ * TRUST_PROXY: the proxies in front of a node, a hop count (docs/operations.md "Client address").
+ * `false` (the old spelling of no proxy) reads as 0; `true` is refused: it trusted every hop, so the
+ * client's own (forged) X-Forwarded-For chose the address the throttles count.
+ */
+const hopCount = z
+  .string()
+  .refine((v) => v !== 'true', 'a hop count now: 0 without a proxy, 1 behind one (e.g. nginx); `true` trusted every hop, so a forged X-Forwarded-For chose the client address')
+  .transform((v) => (v === 'false' ? '0' : v))
+  .pipe(z.string().regex(/^\d{1,2}$/, 'a hop count: 0 without a proxy, else the number of proxies in front of the node'))
+  .transform(Number);
 
 const plan = z.enum(['free', 'pro', 'pro_plus', 'enterprise']);
 
@@ -100,7 +109,7 @@ export const configSchema = z.object({
     .max(1048576)
     .refine((n) => (n & (n - 1)) === 0, 'a power of two (scrypt cost N), e.g. 16384')
     .default(16384),
-  TRUST_PROXY: bool.default(false),
+  TRUST_PROXY: hopCount.default(0),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().min(3).default('Device Data Service <notifications@dds.local>'),
   /** Notification emails one account (the owner of the rule's project) may cause per UTC day (docs/limits.md "Email"). */
@@ -117,6 +126,11 @@ export const configSchema = z.object({
   /** Wrong passwords one client address may send per window before login answers 429. */
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   LOGIN_FAILURE_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Registrations one client address may make per window before register answers 429 (docs/limits.md). */
+  REGISTER_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  REGISTER_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** Management requests per user and minute by plan, `QUOTA_<PLAN>_MANAGEMENT_PER_MIN` (common/management-rate.ts). */
+  ...managementRateEnvShape,
   /** Plan quotas, `QUOTA_<PLAN>_<RESOURCE>` (common/quotas.ts, docs/limits.md "Quotas"). */
   ...quotaEnvShape,
 });

@@ -6,6 +6,7 @@ import { accessLog } from './http/access-log';
 import { requireUserExceptPublic } from './http/auth-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
+import { managementRateLimit } from './http/management-rate-limit';
 import { httpMetrics } from './http/metrics-middleware';
 import { meteredIngest } from './ingest/metered-ingest';
 import { createMetricsServer } from './metrics-server';
@@ -99,6 +100,8 @@ export function createGateway(components: GatewayComponents): Gateway {
   // Every API answer is live data, and the simple interface writes through GET: no ETag (hashing
   // each body, and a 304 a write's answer must never be). The dashboard's files keep theirs (express.static).
   app.set('etag', false);
+  // A hop count: req.ip is the address that many hops from the socket in X-Forwarded-For, so a
+  // client's own (forged) entries, left of the ones the proxies add, are never read (docs/operations.md).
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(httpMetrics(app, metrics));
   app.use(accessLog(logger));
@@ -112,6 +115,7 @@ export function createGateway(components: GatewayComponents): Gateway {
 
   const api = express.Router();
   api.use(requireUserExceptPublic(components.stores.sessions));
+  api.use(managementRateLimit(config, components.stores));
   const managementDeps = through('data');
   for (const routes of managementRouters) api.use(routes(managementDeps));
   app.use('/api/v1', api);

@@ -15,6 +15,7 @@ import { createPinStore } from './pins';
 import { createProjectStore } from './projects';
 import { createQuotaUsage } from './quota-usage';
 import { createRateLimitStore } from './rate-limits';
+import { createRegisterThrottleStore } from './register-throttle';
 import { createRuleStore } from './rules';
 import { createSessionStore } from './sessions';
 import { createUserStore } from './users';
@@ -42,6 +43,7 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
     rateLimits: createRateLimitStore(redis),
     loginThrottle: createLoginThrottleStore(redis),
     quotaUsage: createQuotaUsage(redis),
+    registerThrottle: createRegisterThrottleStore(redis),
   };
 }
 

@@ -1,11 +1,6 @@
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { luaScript } from './lua/load';
-
-/** Fixed-window rate limit of one user, minute and day, in one atomic step (rate-limit-2.lua). */
-const RATE_LIMIT = luaScript('rate-limit-2');
-/** Takes back one count from one counter (take-back-1.lua, shared with the login throttle). */
-const TAKE_BACK = luaScript('take-back-1');
+import { countWindows, secondsLeft, takeBack, windowAt, type Window } from './window-counter';
 
 export interface Limits {
   perMinute: number;
@@ -23,41 +18,54 @@ export interface RateLimitCount {
   dayEndsAt: number;
 }
 
-const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
-/** Counters outlive their window a little, so a node whose clock lags still finds them. */
-const EXPIRY_GRACE_S = 60;
-
-/** Per-user request counters of the external interfaces (DESIGN §9), shared by every node. */
-/** The user's minute and day counter keys at `now`. */
-function windowKeys(userId: string, now: Date): [string, string] {
-  return [keys.rateLimitMinute(userId, Math.floor(now.getTime() / MINUTE_MS)), keys.rateLimitDay(userId, now.toISOString().slice(0, 10))];
+/** The answer of the management rate limit: allowed, or refused until the minute ends. */
+export interface ManagementCount {
+  allowed: boolean;
+  retryAfterS: number;
 }
 
+const MINUTE_S = 60;
+const DAY_S = 86_400;
+
+/** The user's external minute and UTC day windows at `now` (both keys carry the user's tag: one step). */
+function externalWindows(userId: string, limits: Limits, now: Date): [Window, Window] {
+  const minute = windowAt(now.getTime(), MINUTE_S);
+  const day = windowAt(now.getTime(), DAY_S);
+  return [
+    { key: keys.rateLimitMinute(userId, minute.index), limit: limits.perMinute, endsAt: minute.endsAt },
+    { key: keys.rateLimitDay(userId, now.toISOString().slice(0, 10)), limit: limits.perDay, endsAt: day.endsAt },
+  ];
+}
+
+/**
+ * Per-user request counters in Redis, shared by every node: the external REST and simple
+ * interfaces' minute and day (DESIGN §9), and the management API's minute (DESIGN §11), each its
+ * own budget. Both count through the one window counter (store/window-counter.ts).
+ */
 export function createRateLimitStore(redis: Redis) {
   async function run(userId: string, limits: Limits, now: Date, count: boolean): Promise<RateLimitCount> {
-    const ms = now.getTime();
-    const minuteEndsAt = ((Math.floor(ms / MINUTE_MS) + 1) * MINUTE_MS) / 1000;
-    const dayEndsAt = ((Math.floor(ms / DAY_MS) + 1) * DAY_MS) / 1000;
-    const reply = (await RATE_LIMIT(
-      redis,
-      windowKeys(userId, now),
-      [limits.perMinute, limits.perDay ?? -1, minuteEndsAt + EXPIRY_GRACE_S, dayEndsAt + EXPIRY_GRACE_S, count ? '1' : '0'],
-    )) as [number, number, number];
-    return { allowed: reply[0] === 1, minute: reply[1], day: reply[2], minuteEndsAt, dayEndsAt };
+    const [minute, day] = externalWindows(userId, limits, now);
+    const { allowed, counts } = await countWindows(redis, [minute, day], count);
+    return { allowed, minute: counts[0] ?? 0, day: counts[1] ?? 0, minuteEndsAt: minute.endsAt, dayEndsAt: day.endsAt };
   }
 
   return {
-    /** Counts one request unless a window is full; a refused request is not counted. */
+    /** Counts one external request unless a window is full; a refused request is not counted. */
     hit: (userId: string, limits: Limits, now = new Date()) => run(userId, limits, now, true),
-    /** Reads the counters without counting. */
+    /** Reads the external counters without counting. */
     peek: (userId: string, limits: Limits, now = new Date()) => run(userId, limits, now, false),
     /**
-     * Takes back a request `hit` counted at `now` (its minute and day windows, one round trip) that
-     * was then refused after all. Between the two, the request was counted like any other.
+     * Takes back an external request `hit` counted at `now` (its minute and day windows) that was
+     * then refused after all. Between the two, the request was counted like any other.
      */
     async takeBack(userId: string, now: Date): Promise<void> {
-      await Promise.all(windowKeys(userId, now).map((key) => TAKE_BACK(redis, [key], [])));
+      await Promise.all(externalWindows(userId, { perMinute: 0, perDay: null }, now).map((w) => takeBack(redis, w.key)));
+    },
+    /** Counts one management request of the user against `perMinute`; refused (not counted) when the minute is full. */
+    async management(userId: string, perMinute: number, now = Date.now()): Promise<ManagementCount> {
+      const minute = windowAt(now, MINUTE_S);
+      const { allowed } = await countWindows(redis, [{ key: keys.managementRateLimit(userId, minute.index), limit: perMinute, endsAt: minute.endsAt }]);
+      return { allowed, retryAfterS: secondsLeft(minute.endsAt, now) };
     },
   };
 }

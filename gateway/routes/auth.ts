@@ -32,9 +32,16 @@ export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
     perAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
     windowS: config.LOGIN_FAILURE_WINDOW_S,
   };
+  const registerLimits = { perAddress: config.REGISTER_MAX_PER_ADDRESS, windowS: config.REGISTER_WINDOW_S };
 
   router.post('/auth/register', async (req, res) => {
     const body = parseInput(registerBody, req.body, 'body');
+    // Counted before scrypt runs, per client address (docs/limits.md "Register and login throttles").
+    const attempt = await stores.registerThrottle.attempt(req.ip ?? 'unknown', registerLimits);
+    if (!attempt.allowed) {
+      res.setHeader('Retry-After', String(attempt.retryAfterS));
+      throw new AppError('RATE_LIMIT_EXCEEDED', 'Too many registrations from this address; try again later');
+    }
     const passwordHash = await hashPassword(body.password, config.PASSWORD_HASH_COST);
     const user = await stores.users.create({
       email: body.email,
