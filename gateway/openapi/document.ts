@@ -7,7 +7,8 @@ type JsonSchema = Record<string, unknown>;
 /** Codes any operation of an interface can answer, before its own (SPEC §7, DESIGN §4). */
 const BASE_ERRORS: Record<Security, ErrorCode[]> = {
   none: ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR'],
-  bearer: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+  // The management API's per-user rate limit (DESIGN §11) answers any bearer operation.
+  bearer: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   admin: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   apiKey: ['VALIDATION_ERROR', 'MISSING_API_KEY', 'INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   token: ['VALIDATION_ERROR', 'MISSING_TOKEN', 'INVALID_TOKEN', 'SIMPLE_API_DISABLED', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
@@ -64,6 +65,9 @@ function parameters(operation: Operation, defs: Definitions): JsonSchema[] {
   return [...path, ...fromQuery];
 }
 
+/** Every 429 (a rate limit or a throttle, docs/limits.md) says when to try again. */
+const RETRY_AFTER: JsonSchema = { description: 'Seconds until the window that refused the request ends', schema: { type: 'integer', minimum: 1 } };
+
 function responses(operation: Operation): Record<string, JsonSchema> {
   const ok = operation.ok ?? 200;
   const success: JsonSchema =
@@ -88,6 +92,7 @@ function responses(operation: Operation): Record<string, JsonSchema> {
       String(status),
       {
         description: [...codes].join(', '),
+        ...(status === 429 ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
         content: {
           'application/json': {
             schema: {

@@ -65,7 +65,7 @@ export const OPERATIONS: Operation[] = [
   op('GET', '/readyz', 'Readiness of Redis, Temporal, the broker and Socket.IO', 'none', { errors: ['SERVICE_UNAVAILABLE'] }),
   op('GET', '/openapi.json', 'This document', 'none'),
 
-  op('POST', '/api/v1/auth/register', 'Create an account', 'none', { body: auth.registerBody, ok: 201, errors: ['CONFLICT'] }),
+  op('POST', '/api/v1/auth/register', 'Create an account', 'none', { body: auth.registerBody, ok: 201, errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED'] }),
   op('POST', '/api/v1/auth/login', 'Log in', 'none', { body: auth.loginBody, errors: ['INVALID_CREDENTIALS', 'RATE_LIMIT_EXCEEDED'] }),
   op('POST', '/api/v1/auth/logout', 'Revoke this access token and disconnect its Socket.IO connections', 'bearer', { ok: 204 }),
   op('GET', '/api/v1/auth/me', 'The account', 'bearer'),

@@ -59,6 +59,18 @@ describe('GET /openapi.json', () => {
     expect(JSON.stringify(simple?.responses['403'])).toContain('SIMPLE_API_DISABLED');
   });
 
+  it('documents 429 RATE_LIMIT_EXCEEDED with Retry-After on every management operation with a user, and on register and login', () => {
+    const limited = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]) || ['/api/v1/auth/register', '/api/v1/auth/login'].includes(path))
+        .map(([method, op]) => ({ operation: `${method} ${path}`, answer: op.responses['429'] as { headers?: Record<string, unknown>; description?: string } | undefined })),
+    );
+    expect(limited.length).toBeGreaterThan(40);
+    for (const { operation, answer } of limited) {
+      expect({ operation, description: answer?.description, retryAfter: Boolean(answer?.headers?.['Retry-After']) }).toEqual({ operation, description: 'RATE_LIMIT_EXCEEDED', retryAfter: true });
+    }
+  });
+
   it('describes request bodies with the schemas the routes validate with', () => {
     const register = document.paths['/api/v1/auth/register']?.post as unknown as {
       requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, { minLength?: number }> } } } };
