@@ -39,6 +39,7 @@ module.exports = {
         '<rootDir>/test/api/auth.test.ts',
         '<rootDir>/test/api/projects.test.ts',
         '<rootDir>/test/api/devices.test.ts',
+        '<rootDir>/test/api/quotas.test.ts',
         '<rootDir>/test/api/login-throttle.test.ts',
         '<rootDir>/test/external/auth.test.ts',
         '<rootDir>/test/external/rate-limit.test.ts',

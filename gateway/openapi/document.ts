@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '../../common/errors';
+import { QUOTA_RESOURCES } from '../../common/quotas';
 import { OPERATIONS, type Operation, type Security } from './operations';
 
 type JsonSchema = Record<string, unknown>;
@@ -164,8 +165,15 @@ export function buildOpenApiDocument(): JsonSchema {
                 code: { enum: Object.keys(ERRORS) },
                 message: { type: 'string' },
                 details: {
-                  type: 'array',
-                  items: { type: 'object', properties: { field: { type: 'string' }, problem: { type: 'string' } } },
+                  oneOf: [
+                    { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, problem: { type: 'string' } } } },
+                    {
+                      type: 'object',
+                      description: 'QUOTA_EXCEEDED: the quota (docs/limits.md "Quotas"), its limit and how much of it is used',
+                      required: ['resource', 'limit', 'used'],
+                      properties: { resource: { enum: [...QUOTA_RESOURCES] }, limit: { type: 'integer' }, used: { type: 'integer' } },
+                    },
+                  ],
                 },
               },
             },
