@@ -67,14 +67,10 @@ function ownServer(env: Record<string, string>, first: Running): OwnServer & { r
   return server;
 }
 
-/** A private redis-server whose data (an append-only file) survives a restart on the same port. */
-export async function ownRedis(): Promise<RestartableServer> {
-  const base = await tempDir();
-  const dataDir = await mkdtemp(join(base, 'redis-data-'));
-  const port = await freePort();
-  const start = (): Promise<RedisServer> => startRedis({ dir: base, port, dataDir });
+/** A server that a restart starts again by `start` (same port, same data), its env taken from the first start. */
+async function restartable<T extends Running>(start: () => Promise<T>, envOf: (first: T) => Record<string, string>): Promise<RestartableServer> {
   const first = await start();
-  const server = ownServer({ REDIS_URL: first.url }, first);
+  const server = ownServer(envOf(first), first);
   return {
     ...server,
     async restart() {
@@ -82,6 +78,14 @@ export async function ownRedis(): Promise<RestartableServer> {
       server.replace(await start());
     },
   };
+}
+
+/** A private redis-server whose data (an append-only file) survives a restart on the same port. */
+export async function ownRedis(): Promise<RestartableServer> {
+  const base = await tempDir();
+  const dataDir = await mkdtemp(join(base, 'redis-data-'));
+  const port = await freePort();
+  return restartable((): Promise<RedisServer> => startRedis({ dir: base, port, dataDir }), (first) => ({ REDIS_URL: first.url }));
 }
 
 /**
@@ -106,22 +110,21 @@ export async function ownPostgres(): Promise<RestartableServer> {
   // Made (and, as root, handed to the postgres user) by startPostgres itself.
   const dataDir = join(base, `pg-${randomUUID()}`);
   const port = await freePort();
-  const start = () => startPostgres({ dir: base, dataDir, port });
-  const first = await start();
-  const server = ownServer({ DATABASE_URL: first.url }, first);
-  return {
-    ...server,
-    async restart() {
-      await server.stop();
-      server.replace(await start());
-    },
-  };
+  return restartable(() => startPostgres({ dir: base, dataDir, port }), (first) => ({ DATABASE_URL: first.url }));
 }
 
 /** A private Temporal dev server (in memory). */
 export async function ownTemporal(): Promise<OwnServer> {
   const first = await startTemporal({ dir: await tempDir(), projectRoot: PROJECT_ROOT });
   return ownServer({ TEMPORAL_ADDRESS: first.address }, first);
+}
+
+/** A private Temporal dev server on a SQLite file: its workflows survive a stop and a restart on the same port. */
+export async function ownDurableTemporal(): Promise<RestartableServer> {
+  const base = await tempDir();
+  const dbFile = join(await mkdtemp(join(base, 'temporal-data-')), 'temporal.db');
+  const port = await freePort();
+  return restartable(() => startTemporal({ dir: base, projectRoot: PROJECT_ROOT, dbFile, port }), (first) => ({ TEMPORAL_ADDRESS: first.address }));
 }
 
 /**

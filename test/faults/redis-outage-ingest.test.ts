@@ -1,0 +1,109 @@
+/**
+ * Redis stopped for 60 s while 20 devices publish QoS 1 values, then started again: the gateway
+ * keeps retrying the values it holds (never leaving one unacknowledged while its broker
+ * connection is up), `/readyz` says `ingest: stalled` meanwhile, values are stored again within
+ * 10 s of Redis's return, and every value the broker acknowledged to a device is stored.
+ */
+import { setPlan } from '../external/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
+import { startStack, type Stack } from '../helpers/stack';
+import { eventually, sleep } from '../helpers/wait';
+import type mqtt from 'mqtt';
+
+const DEVICES = 20;
+const OUTAGE_MS = 60_000;
+/** How long the count of values not yet stored may stand still before the test calls them lost. */
+const STALL_MS = 20_000;
+
+let redis: RestartableServer;
+let stack: Stack;
+let owner: TestUser;
+const clients: mqtt.MqttClient[] = [];
+
+beforeAll(async () => {
+  redis = await ownRedis();
+  stack = await startStack({ overrides: redis.env });
+  owner = await registerUser(stack.request);
+  await setPlan(stack.request, owner, 'pro');
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.endAsync(true)));
+  await stack.stop();
+  await stopOwnServers();
+});
+
+/** How many of each device's acknowledged values history holds, and which are missing. */
+async function notYetStored(devices: Array<{ id: string }>, acknowledged: number[][]): Promise<string[]> {
+  const lost: string[] = [];
+  await Promise.all(
+    devices.map(async (d, i) => {
+      const res = await stack.request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 900_000).toISOString()}`, {
+        token: owner.token,
+      });
+      const stored = new Set((res.body.data.points as Array<{ value: number }>).map((p) => p.value));
+      for (const n of acknowledged[i]!) if (!stored.has(n)) lost.push(`${d.id}:${n}`);
+    }),
+  );
+  return lost;
+}
+
+test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is stored, and ingest resumes within 10 s', async () => {
+  const projectId = (await createProject(stack.request, owner)).id;
+  const devices = await Promise.all(Array.from({ length: DEVICES }, (_, i) => createDevice(stack.request, owner, projectId, `meter-${i}`)));
+  for (const d of devices) clients.push(await connectAsDevice(stack.config.MQTT_URL, d));
+
+  // Each device publishes 1, 2, 3, ... on V1, 5 a second at QoS 1; a value counts once the broker acknowledged it.
+  const acknowledged: number[][] = devices.map(() => []);
+  let publishing = true;
+  const publishers = devices.map(async (d, i) => {
+    for (let n = 1; publishing; n += 1) {
+      await clients[i]!.publishAsync(`${stack.config.MQTT_TOPIC_ROOT}/${d.id}/pin/V1`, String(n), { qos: 1 });
+      acknowledged[i]!.push(n);
+      await sleep(200);
+    }
+  });
+  const total = () => acknowledged.reduce((sum, a) => sum + a.length, 0);
+  await eventually(() => expect(total()).toBeGreaterThan(200), 20_000);
+
+  await redis.stop();
+  const stoppedAt = Date.now();
+  await eventually(async () => {
+    const ready = await stack.request('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.error.details).toEqual(expect.arrayContaining([{ field: 'ingest', problem: expect.stringMatching(/^stalled/) }]));
+  }, 10_000, 200);
+  await sleep(Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)));
+  const atStop = total();
+  await redis.restart();
+  const restartedAt = Date.now();
+
+  // Values are stored again: a device's newest value stored before the outage is no longer its latest.
+  const before = await eventually(async () => {
+    const res = await stack.request('GET', `/api/v1/data/${devices[0]!.id}/1/latest`, { token: owner.token });
+    expect(res.status).toBe(200);
+    return res.body.data.value as string;
+  }, 10_000, 100);
+  await eventually(async () => {
+    const res = await stack.request('GET', `/api/v1/data/${devices[0]!.id}/1/latest`, { token: owner.token });
+    expect(res.body.data.value).not.toBe(before);
+  }, 10_000, 100);
+  const resumedMs = Date.now() - restartedAt;
+  expect(resumedMs).toBeLessThan(10_000);
+  await eventually(() => expect(total()).toBeGreaterThan(atStop + 100), 20_000);
+  publishing = false;
+  await Promise.all(publishers);
+
+  let missing = await notYetStored(devices, acknowledged);
+  let lastProgress = Date.now();
+  while (missing.length > 0 && Date.now() - lastProgress < STALL_MS) {
+    await sleep(1000);
+    const now = await notYetStored(devices, acknowledged);
+    if (now.length < missing.length) lastProgress = Date.now();
+    missing = now;
+  }
+  expect(missing).toEqual([]);
+  expect((await stack.request('GET', '/readyz')).status).toBe(200);
+  console.log(`redis outage: ${total()} values acknowledged to ${DEVICES} devices (${atStop} by the end of the outage), all stored; ingest resumed ${resumedMs} ms after Redis`);
+}, 300_000);
