@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { startStack, type Stack } from '../helpers/stack';
-import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, setPlan, writeValue, type TestUser } from '../helpers/fixtures';
 import { eventually, sleep } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 
@@ -11,6 +11,8 @@ let projectId: string;
 beforeAll(async () => {
   stack = await startStack();
   owner = await registerUser(stack.request);
+  // More devices and projects than the free plan's quotas (docs/limits.md): paging, the create races.
+  await setPlan(stack.request, owner, 'pro');
   projectId = (await createProject(stack.request, owner)).id;
 });
 afterAll(async () => {
@@ -271,5 +273,11 @@ describe('device create racing its project delete', () => {
     const loggedIn = [];
     for (const device of created) if (await logsIn(device)) loggedIn.push(device.id);
     expect(loggedIn).toEqual([]);
+    // Neither a create refused by the delete nor one retired with the project holds a quota slot.
+    const [me, listed] = await Promise.all([
+      stack.request('GET', '/api/v1/auth/me', { token: owner.token }),
+      stack.request('GET', '/api/v1/devices', { token: owner.token }),
+    ]);
+    expect(me.body.data.quotas.devices.used).toBe(listed.body.data.total);
   }, 90_000);
 });

@@ -1,15 +1,11 @@
-import type { Plan } from '../../common/config';
 import type { Request } from '../helpers/http';
-import { ADMIN_TOKEN, type Stack } from '../helpers/stack';
+import type { Stack } from '../helpers/stack';
 import { connectAsDevice, type TestUser } from '../helpers/fixtures';
 import { eventually } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 
 /** Fixtures of the external interfaces: plans, API keys, simple-interface tokens, online devices. */
-export async function setPlan(request: Request, user: TestUser, plan: Plan): Promise<void> {
-  const res = await request('PUT', `/api/v1/admin/users/${user.id}/plan`, { token: ADMIN_TOKEN, body: { plan } });
-  if (res.status !== 200) throw new Error(`set plan failed: ${res.status} ${res.text}`);
-}
+export { setPlan } from '../helpers/fixtures';
 
 export async function createApiKey(request: Request, user: TestUser, expiresAt?: string): Promise<{ id: string; key: string }> {
   const res = await request('POST', '/api/v1/api-keys', { token: user.token, body: { name: 'test key', expiresAt } });

@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
-import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
@@ -23,6 +23,8 @@ const gatewayProcesses: GatewayProcess[] = [];
 beforeAll(async () => {
   stack = await startStack();
   owner = await registerUser(stack.request);
+  // 50 devices: more than the free plan's quota (docs/limits.md).
+  await setPlan(stack.request, owner, 'pro');
 }, 60_000);
 
 afterAll(async () => {

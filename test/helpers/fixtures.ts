@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Plan } from '../../common/config';
 import type { NotificationRecord } from '../../common/contracts';
 import type { Redis } from '../../common/redis';
 import { writeStatus } from '../../store/device-mirror';
 import mqtt from 'mqtt';
 import type { Request } from './http';
+import { ADMIN_TOKEN } from './stack';
 
 export interface TestUser {
   id: string;
@@ -16,6 +18,15 @@ export async function registerUser(request: Request, name = 'Test User'): Promis
   const res = await request('POST', '/api/v1/auth/register', { body: { email, password: 'correct horse battery', name } });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
   return { id: res.body.data.user.id, email, token: res.body.data.accessToken };
+}
+
+/**
+ * Gives `user` a plan through the admin route (DESIGN §2): a test that makes more than the free
+ * plan's quotas allow (docs/limits.md "Quotas") gives its user a plan with room, so the quota stays real.
+ */
+export async function setPlan(request: Request, user: { id: string }, plan: Plan): Promise<void> {
+  const res = await request('PUT', `/api/v1/admin/users/${user.id}/plan`, { token: ADMIN_TOKEN, body: { plan } });
+  if (res.status !== 200) throw new Error(`set plan failed: ${res.status} ${res.text}`);
 }
 
 export async function createProject(request: Request, user: TestUser, name = 'Greenhouse'): Promise<{ id: string }> {
