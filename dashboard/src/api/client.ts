@@ -11,6 +11,7 @@ import type {
   NotificationRule,
   PinLock,
   Point,
+  QuotaDetails,
   Project,
   Role,
   Session,
@@ -22,13 +23,16 @@ import type {
 
 import type { Alarm } from '../../../common/contracts';
 
+/** What an error envelope's `details` holds: each field's problem, or a QUOTA_EXCEEDED's quota (docs/api.md). */
+export type ErrorDetails = Array<{ field: string; problem: string }> | QuotaDetails;
+
 /** An error the API answered with: its HTTP status and the envelope's code. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: Array<{ field: string; problem: string }> = [],
+    readonly details: ErrorDetails = [],
   ) {
     super(message);
   }
@@ -80,7 +84,7 @@ async function call<T>(method: string, path: string, options: { body?: unknown; 
   if (res.status === 204) return undefined as T;
   const envelope = (await res.json().catch(() => null)) as
     | { success: true; data: T }
-    | { success: false; error: { code: string; message: string; details?: Array<{ field: string; problem: string }> } }
+    | { success: false; error: { code: string; message: string; details?: ErrorDetails } }
     | null;
   if (!envelope) throw new ApiError(res.status, 'BAD_RESPONSE', `The server answered ${res.status}`);
   if (!envelope.success) {
@@ -104,6 +108,8 @@ export const api = {
   login: (body: { email: string; password: string }) => call<Session>('POST', '/auth/login', { body }),
   logout: () => call<void>('POST', '/auth/logout'),
   me: () => call<User>('GET', '/auth/me'),
+  requestEmailVerification: () => call<{ email: string; expiresAt: string }>('POST', '/auth/verify-email/request'),
+  verifyEmail: (token: string) => call<{ id: string; email: string; emailVerified: true }>('POST', '/auth/verify-email', { body: { token } }),
 
   apiKeys: () => call<{ apiKeys: ApiKey[] }>('GET', '/api-keys'),
   createApiKey: (body: { name: string; expiresAt?: string }) => call<CreatedApiKey>('POST', '/api-keys', { body }),
@@ -180,6 +186,8 @@ export const api = {
 
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) {
+    // A QUOTA_EXCEEDED's message names the resource, the limit and the use (docs/limits.md).
+    if (!Array.isArray(err.details)) return `${err.code}: ${err.message}`;
     const detail = err.details.map((d) => `${d.field}: ${d.problem}`).join('; ');
     return `${err.code}: ${err.message}${detail ? ` (${detail})` : ''}`;
   }

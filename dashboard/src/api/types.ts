@@ -1,5 +1,6 @@
 /** Records the management API answers with (docs/api.md, docs/management-api.md). */
 import type { DeviceStatus } from '../../../common/contracts';
+import type { QuotaResource } from '../../../common/quotas';
 
 export type {
   DeviceStatus,
@@ -15,12 +16,28 @@ export type {
 export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
 export type Plan = string;
 
+export type { QuotaResource };
+
+/** Each quota of the user's plan with its use (GET /auth/me, docs/limits.md "Quotas"); `limit` null: none. */
+export type Quotas = Record<QuotaResource, { limit: number | null; used: number }>;
+
+/** The details of a 403 QUOTA_EXCEEDED. */
+export interface QuotaDetails {
+  resource: QuotaResource;
+  limit: number;
+  used: number;
+}
+
 export interface User {
   id: string;
   email: string;
   name: string;
   plan: Plan;
+  /** Whether the address was verified; notification email goes only to verified addresses. */
+  emailVerified: boolean;
   createdAt?: string;
+  /** On GET /auth/me only. */
+  quotas?: Quotas;
 }
 
 export interface Session {

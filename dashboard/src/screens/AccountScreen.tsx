@@ -2,6 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import type { CreatedApiKey } from '../api/types';
 import { Card, ErrorLine, Secret, timeAgo, useAction, useLoad } from '../ui/common';
+import { EmailVerification } from './EmailVerification';
+import { QuotaUsage } from './QuotaUsage';
 
 export function AccountScreen() {
   const me = useLoad(() => api.me(), []);
@@ -16,6 +18,7 @@ export function AccountScreen() {
       setCreated(await api.createApiKey({ name }));
       setName('');
       keys.reload();
+      me.reload();
     });
   };
 
@@ -29,11 +32,17 @@ export function AccountScreen() {
             <dt>Name</dt>
             <dd>{me.data.name || '—'}</dd>
             <dt>Email</dt>
-            <dd>{me.data.email}</dd>
+            <dd>
+              {me.data.email} <EmailVerification verified={me.data.emailVerified} />
+            </dd>
             <dt>Plan</dt>
             <dd data-testid="plan">{me.data.plan}</dd>
           </dl>
         )}
+      </Card>
+      <Card title="Plan usage">
+        <p className="muted">What your plan allows; a per-project quota shows your fullest project.</p>
+        {me.data?.quotas && <QuotaUsage quotas={me.data.quotas} />}
       </Card>
       <Card title="API keys">
         <p className="muted">Keys authenticate the external REST interface (X-API-Key).</p>
@@ -68,7 +77,7 @@ export function AccountScreen() {
                 <td>{k.expiresAt ? new Date(k.expiresAt).toLocaleDateString() : 'never'}</td>
                 <td>{timeAgo(k.lastUsedAt)}</td>
                 <td>
-                  <button type="button" className="small danger" onClick={() => confirm(`Revoke ${k.name}? It stops working at once.`) && run(async () => (await api.revokeApiKey(k.id), keys.reload()))}>
+                  <button type="button" className="small danger" onClick={() => confirm(`Revoke ${k.name}? It stops working at once.`) && run(async () => (await api.revokeApiKey(k.id), keys.reload(), me.reload()))}>
                     Revoke
                   </button>
                 </td>
