@@ -41,7 +41,7 @@ const ENV_WORD = {
 export type QuotaEnvName = `QUOTA_${Uppercase<QuotaPlan>}_${(typeof ENV_WORD)[QuotaResource]}`;
 
 /** The env variable of one quota, e.g. `QUOTA_FREE_DEVICES`. */
-export function quotaEnvName(plan: QuotaPlan, resource: QuotaResource): QuotaEnvName {
+function quotaEnvName(plan: QuotaPlan, resource: QuotaResource): QuotaEnvName {
   return `QUOTA_${plan.toUpperCase() as Uppercase<QuotaPlan>}_${ENV_WORD[resource]}`;
 }
 
