@@ -21,6 +21,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 let stack: Stack;
 let gateway: GatewayProcess;
 let owner: TestUser;
+let member: TestUser;
 let ids: Record<string, string[]>;
 let projectId: string;
 let deviceId: string;
@@ -28,6 +29,8 @@ let apiKey: string;
 let simpleToken: string;
 const statuses = new Map<number, number>();
 const fiveHundreds: string[] = [];
+/** 429s without Retry-After, 403 QUOTA_EXCEEDED without its details: the new answers of docs/limits.md, each as documented. */
+const malformedLimits: string[] = [];
 
 beforeAll(async () => {
   // The in-process stack gives the route table, the socket's event names and a twin worker on
@@ -43,7 +46,7 @@ beforeAll(async () => {
   });
   const request = gateway.request;
   owner = await registerUser(request);
-  const member = await registerUser(request);
+  member = await registerUser(request);
   const project = await createProject(request, owner);
   await addMember(request, owner, project.id, member, 'viewer');
   const device = await createDevice(request, owner, project.id);
@@ -182,8 +185,13 @@ function bodies(): fc.Arbitrary<Body> {
 );
 }
 
-/** The interface's credentials, usually valid (so the fuzz reaches the handlers), sometimes not. */
-const credentials = fc.constantFrom('valid', 'valid', 'valid', 'valid', 'valid', 'missing', 'garbage');
+/**
+ * The interface's credentials, usually valid (so the fuzz reaches the handlers), sometimes not;
+ * `limited`: the free-plan viewer member's bearer on the management API (the owner's credentials
+ * elsewhere). RATE_LIMIT_MULTIPLIER keeps both users far under their management rate limits
+ * (docs/limits.md); a 429 or 403 QUOTA_EXCEEDED is still a valid answer, checked for its form.
+ */
+const credentials = fc.constantFrom('valid', 'valid', 'valid', 'valid', 'valid', 'limited', 'missing', 'garbage');
 
 /** The names of the `:params` in a route template. */
 const paramsOf = (template: string): string[] => [...template.matchAll(/:(\w+)/g)].map((m) => m[1] as string);
@@ -195,11 +203,14 @@ function authOf(route: RouteEntry, kind: string): { headers: Record<string, stri
   if (kind === 'missing') return { headers: {}, token: null };
   if (simple) return { headers: {}, token: garbage ? encodeURIComponent('iot_\u0000garbage') : simpleToken };
   if (external) return { headers: { 'x-api-key': garbage ? 'ddk_garbage' : apiKey }, token: null };
-  const bearer = route.template.startsWith('/api/v1/admin') ? ADMIN_TOKEN : owner.token;
+  const bearer = route.template.startsWith('/api/v1/admin') ? ADMIN_TOKEN : kind === 'limited' ? member.token : owner.token;
   return { headers: { authorization: `Bearer ${garbage ? 'garbage' : bearer}` }, token: null };
 }
 
 // ---- Socket.IO ------------------------------------------------------------------------------
+
+/** Event names Socket.IO keeps for itself: a client cannot emit them. */
+const RESERVED_EVENTS = new Set(['connect', 'connect_error', 'disconnect', 'disconnecting', 'newListener', 'removeListener']);
 
 describe('socket fuzz', () => {
   let events: string[];
@@ -209,7 +220,8 @@ describe('socket fuzz', () => {
     // The events a server socket listens to, read from a real connection to the in-process node.
     const probe = await connectSocket(stack.baseUrl, (await registerUser(stack.request)).token);
     const serverSocket = [...stack.composed.gateway.sockets.io.of('/').sockets.values()][0];
-    events = serverSocket?.eventNames().map(String) ?? [];
+    // Less the names Socket.IO reserves (a listener of ours on `disconnect` is not an event a client can send).
+    events = serverSocket?.eventNames().map(String).filter((name) => !RESERVED_EVENTS.has(name)) ?? [];
     probe.close();
   });
 
@@ -295,6 +307,9 @@ async function send(route: RouteEntry, segments: Record<string, string>, q: stri
   });
   const text = await res.text();
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+  const answer = `${route.method} ${path} -> ${res.status} ${text.slice(0, 200)}`;
+  if (res.status === 429 && !/^[1-9]\d*$/.test(res.headers.get('retry-after') ?? '')) malformedLimits.push(`no Retry-After: ${answer}`);
+  if (res.status === 403 && text.includes('QUOTA_EXCEEDED') && !/"details":\{"resource":"\w+","limit":\d+,"used":\d+\}/.test(text)) malformedLimits.push(answer);
   if (res.status >= 500) fiveHundreds.push(`${route.method} ${path}?${search} -> ${res.status} ${text.slice(0, 200)}`);
   return res.status;
 }
@@ -343,6 +358,7 @@ describe('fuzz', () => {
     const seen = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
     console.log(`HTTP fuzz (seed ${SEED}): ${tried} requests over ${routes.length} routes in ${ms} ms; statuses ${seen}; 5xx ${fiveHundreds.length}`);
     expect(fiveHundreds).toEqual([]);
+    expect(malformedLimits).toEqual([]);
     expect(health.status).toBe(200);
     expect(gateway.exitCode()).toBeUndefined();
   }, 120_000);
