@@ -57,18 +57,18 @@ const alarmEdge = z.object({
 /** The gateway showed a device online ahead of its twin (gateway/status-ahead.ts): the twin takes it as activity and confirms. */
 const twinOnline = z.object({ deviceId: z.string().min(1), projectId: z.string().min(1), at: z.string().min(1), pin: z.string().optional() });
 
-/** A device's `offline` status message or Last Will (gateway/mqtt/bridge.ts): its twin is told. */
-const twinStatus = z.object({
+/** A device's status message or Last Will (gateway/mqtt/bridge.ts): its twin is told. */
+export const twinStatusPayload = z.object({
   deviceId: z.string().min(1),
   projectId: z.string().min(1),
-  status: z.literal('offline'),
+  status: z.enum(['online', 'offline']),
   at: z.string().min(1),
   reason: z.enum(['status message', 'last will']).optional(),
 });
 
 const infoField = z.string().max(INFO_FIELD_MAX_LENGTH).optional();
 /** A device's `info` message (gateway/mqtt/bridge.ts): its twin keeps the fields and counts it as activity. */
-const twinInfo = z.object({
+export const twinInfoPayload = z.object({
   deviceId: z.string().min(1),
   projectId: z.string().min(1),
   info: z.object({ firmwareVersion: infoField, ipAddress: infoField, hardwareType: infoField }),
@@ -95,9 +95,21 @@ const widgetLock = z.object({
   dueAt: z.string().min(1),
 });
 
+/**
+ * A device's status or info messages merged in one window (store/lua/lib/twin-messages.lua): due at
+ * the window's end (`dueMs`), it tells the twin what is held then.
+ */
+const twinHeld = z.object({
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  kind: z.enum(['status', 'info']),
+  dueMs: z.number(),
+});
+
 const intentSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('twin-status'), payload: twinStatus }),
-  z.object({ type: z.literal('twin-info'), payload: twinInfo }),
+  z.object({ type: z.literal('twin-status'), payload: twinStatusPayload }),
+  z.object({ type: z.literal('twin-info'), payload: twinInfoPayload }),
+  z.object({ type: z.literal('twin-held'), payload: twinHeld }),
   z.object({ type: z.literal('device-token'), payload: deviceToken }),
   z.object({ type: z.literal('widget-lock'), payload: widgetLock }),
   z.object({ type: z.literal('twin-online'), payload: twinOnline }),

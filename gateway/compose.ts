@@ -20,6 +20,7 @@ import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
+import { createHeldTwinMessages } from '../store/twin-messages';
 import { startCommandResender } from './command-resender';
 import { createTokenRotation } from './rotate-device-token';
 import { createWidgetLocks } from './widget-locks';
@@ -87,7 +88,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const twinOutbox = keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE);
   const tokens = createTokenRotation({ devices: stores.devices, broker, redis, outbox, twinOutbox, credentialKey, logger });
   const widgetLocks = createWidgetLocks({ twins, widgets: stores.widgets, redis, outbox, logger });
-  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries, tokens, widgetLocks });
+  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries, tokens, widgetLocks, held: createHeldTwinMessages(redis) });
   const relays = await startOutboxRelays({
     streams: outboxStreams.map((s, k) => ({ ...s, redis: outboxRedis[k] as Redis })),
     redis,

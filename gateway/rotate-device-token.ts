@@ -52,7 +52,7 @@ export function createTokenRotation(deps: TokenRotationDeps) {
   const { devices, broker, redis, logger } = deps;
 
   const tellTwinOffline = (deviceId: string): Promise<unknown> =>
-    writeTwinMessage(redis, deps.twinOutbox, { type: 'twin-status', payload: { deviceId, status: 'offline', at: new Date().toISOString() } }).catch(
+    writeTwinMessage(redis, deps.twinOutbox, { kind: 'status', payload: { deviceId, status: 'offline', at: new Date().toISOString() } }).catch(
       (err: unknown) => logger.warn({ err, deviceId }, 'twin not told the session was dropped'),
     );
 

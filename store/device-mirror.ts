@@ -3,6 +3,7 @@ import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
 import { luaScript } from './lua/load';
+import { TWIN_MESSAGE_WINDOW_MS } from './twin-messages';
 
 /** The twin's status write to the mirror, a no-op once the device is gone (write-status-3.lua). */
 const WRITE_STATUS = luaScript('write-status-3');
@@ -66,7 +67,7 @@ export async function writeStatusAhead(
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
     [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId)],
-    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute],
+    [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute, Date.now(), TWIN_MESSAGE_WINDOW_MS],
   )) as [number, string, string];
   const [written, status, seen] = reply;
   return { written: written === 1, status, lastSeen: seen || null };

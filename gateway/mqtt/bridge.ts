@@ -96,7 +96,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       if (status.success && status.data === 'online') await deps.statusAhead.online(deviceId, at);
       else if (status.success) {
         const reason = isLastWill(userProperties) ? { reason: 'last will' as const } : {};
-        await writeTwinMessage(deps.redis, deps.twinOutbox, { type: 'twin-status', payload: { deviceId, status: 'offline', at, ...reason } });
+        await writeTwinMessage(deps.redis, deps.twinOutbox, { kind: 'status', payload: { deviceId, status: 'offline', at, ...reason } });
       }
       counts.handled();
       return;
@@ -110,7 +110,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     }
     const info = infoPayload.safeParse(json);
     // Any message is activity (DESIGN §6), info included.
-    if (info.success) await writeTwinMessage(deps.redis, deps.twinOutbox, { type: 'twin-info', payload: { deviceId, info: info.data, at } });
+    if (info.success) await writeTwinMessage(deps.redis, deps.twinOutbox, { kind: 'info', payload: { deviceId, info: info.data, at } });
   }
 
   /** Messages failing now (each in its retry loop): while there are any, ingest is stalled. */

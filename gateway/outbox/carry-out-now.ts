@@ -16,9 +16,10 @@ export class IntentNotDue extends Error {
   }
 }
 
-/** Throws IntentNotDue until `dueAt` (ISO 8601) has passed. */
-export function requireDue(dueAt: string): void {
-  if (Date.parse(dueAt) > Date.now()) throw new IntentNotDue(dueAt);
+/** Throws IntentNotDue until `dueAt` (ISO 8601, or epoch ms) has passed. */
+export function requireDue(dueAt: string | number): void {
+  const due = typeof dueAt === 'number' ? dueAt : Date.parse(dueAt);
+  if (due > Date.now()) throw new IntentNotDue(new Date(due).toISOString());
 }
 
 /** Carries out one intent; throws to have it retried later. Must be idempotent: delivery is at least once. */

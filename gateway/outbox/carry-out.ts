@@ -1,5 +1,8 @@
 import type { NotificationRecord } from '../../common/contracts';
+import type { z } from 'zod';
 import { AppError } from '../../common/errors';
+import { twinInfoPayload, twinStatusPayload } from '../../common/outbox-intents';
+import type { HeldTwinMessages } from '../../store/twin-messages';
 import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
 import type { TokenRotation } from '../rotate-device-token';
@@ -18,6 +21,8 @@ export interface IntentHandlers {
   tokens: Pick<TokenRotation, 'rollForward'>;
   /** A KEYPAD widget's pin lock put in step with the stored widget (gateway/widget-locks.ts). */
   widgetLocks: Pick<WidgetLocks, 'follow'>;
+  /** Device messages merged in a window, for `twin-held` (store/twin-messages.ts). */
+  held: HeldTwinMessages;
 }
 
 /** A twin that answers DEVICE_NOT_FOUND is ending (its device is gone): there is nothing left to tell it. */
@@ -32,15 +37,18 @@ function unlessEnding(err: unknown): void {
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
  * - alarm-edge: the twin drops an edge it already has (by the edge's id);
  * - twin-online: activity the twin already has changes nothing (the mirror was written ahead);
- * - twin-status, twin-info: an offline at or before the twin's own changes nothing, and info
- *   fields it holds already are no change;
+ * - twin-status, twin-info, twin-held: a status at or before the twin's own change changes
+ *   nothing, and info fields it holds already are no change;
  * - device-token, widget-lock (compensations, due some seconds after they were written): each
  *   acts on the state it reads then (a token still staged, the widget as stored);
  * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
  *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
  *   three must succeed, or the intent is retried.
  */
-export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks }: IntentHandlers): IntentHandler {
+export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks, held }: IntentHandlers): IntentHandler {
+  const tellStatus = ({ deviceId, projectId, status, at, reason }: z.infer<typeof twinStatusPayload>) =>
+    twins.status(deviceId, projectId, status, at, reason).catch(unlessEnding);
+  const tellInfo = ({ deviceId, projectId, info, at }: z.infer<typeof twinInfoPayload>) => twins.info(deviceId, projectId, { ...info, at }).catch(unlessEnding);
   return async (intent) => {
     switch (intent.type) {
       case 'notification':
@@ -66,15 +74,25 @@ export function carryOutIntents({ notification, twins, broker, history, tokens, 
         await twins.activity(deviceId, projectId, at, pin, { ahead: true });
         return;
       }
-      case 'twin-status': {
-        const { deviceId, projectId, status, at, reason } = intent.payload;
-        await twins.status(deviceId, projectId, status, at, reason).catch(unlessEnding);
+      case 'twin-status':
+        await tellStatus(intent.payload);
         return;
-      }
-      case 'twin-info': {
-        const { deviceId, projectId, info, at } = intent.payload;
-        await twins.info(deviceId, projectId, { ...info, at }).catch(unlessEnding);
+      case 'twin-info':
+        await tellInfo(intent.payload);
         return;
+      case 'twin-held': {
+        const { deviceId, kind, dueMs } = intent.payload;
+        requireDue(dueMs);
+        // Told what is held now; anything merged meanwhile is told again, until the read is the last.
+        for (;;) {
+          const read = await held.read(deviceId, kind);
+          if (read !== null) {
+            const json: unknown = JSON.parse(read);
+            if (kind === 'status') await tellStatus(twinStatusPayload.parse(json));
+            else await tellInfo(twinInfoPayload.parse(json));
+          }
+          if (await held.settle(deviceId, kind, read)) return;
+        }
       }
       case 'device-token':
         requireDue(intent.payload.dueAt);

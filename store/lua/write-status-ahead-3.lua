@@ -7,13 +7,17 @@
 -- confirms or corrects it.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
 -- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
---       4 '1' to write the intent even when the mirror shows online already (a status `online`:
---       the twin may hold an offline the mirror does not show yet, and must see this after it),
---       5–7 where the device's events are published (lib/device-events.lua).
+--       4 '1' for a status `online` message: when the mirror shows online already, the twin is told
+--       only if the last status it was told or held is `offline` (it may hold an offline the mirror
+--       does not show yet, and must see this after it), through lib/twin-messages.lua (at most one
+--       status a second; an `online` the mirror shows costs nothing),
+--       5–7 where the device's events are published (lib/device-events.lua),
+--       8 now (ms), 9 the status window (ms).
 -- An `online` written publishes its `device:status` (docs/realtime.md) in the same step.
 -- Returns {written 1|0, status now ('' for none), lastSeen or ''}; {0, '', ''} when the device is gone.
 -- #include lib/outbox.lua
 -- #include lib/device-events.lua
+-- #include lib/twin-messages.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return {0, '', ''} end
 local at = ARGV[2]
@@ -27,8 +31,15 @@ local status = state[1] or ''
 local payload = {deviceId = ARGV[1], projectId = projectId, at = at}
 if ARGV[3] ~= '' then payload.pin = ARGV[3] end
 if status == 'online' or (state[2] and state[2] >= at) then
-  if status == 'online' and ARGV[4] == '1' then writeIntent(KEYS[3], 'twin-online', cjson.encode(payload)) end
+  if status == 'online' and ARGV[4] == '1' and redis.call('HGET', KEYS[2], 'msg:status:last') == 'offline' then
+    tellTwin(KEYS[2], KEYS[3], 'status', {deviceId = ARGV[1], projectId = projectId, status = 'online', at = at}, tonumber(ARGV[8]), tonumber(ARGV[9]))
+  end
   return {0, status, seen}
+end
+-- The twin is told `online` now: a status held for the window's end is this online too (the last wins).
+redis.call('HSET', KEYS[2], 'msg:status:last', 'online')
+if redis.call('HEXISTS', KEYS[2], 'msg:status') == 1 then
+  redis.call('HSET', KEYS[2], 'msg:status', cjson.encode({deviceId = ARGV[1], projectId = projectId, status = 'online', at = at}))
 end
 redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
 redis.call('HDEL', KEYS[2], 'disconnectReason')

@@ -29,7 +29,7 @@ import { createPendingCommandStore } from '../../store/pending-commands';
 import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/history-db';
 import { createLogger } from '../../common/logger';
 import { storePoint } from '../../store/store-point';
-import { writeTwinMessage } from '../../store/twin-messages';
+import { createHeldTwinMessages, writeTwinMessage } from '../../store/twin-messages';
 import { createSchedule } from '../../store/schedule';
 import type { NotificationRule } from '../../common/contracts';
 import { testConfig } from '../harness/config';
@@ -203,8 +203,14 @@ test('every script in store/lua runs on the cluster, each through the store call
   for (const garbage of ['not-a-command', `${commandId}{s3}`, idInShardOf(randomUUID())]) {
     expect(await stores.commands.move(device.id, garbage, 'acknowledged')).toBeNull();
   }
-  expect(await writeTwinMessage(redis, outbox, { type: 'twin-info', payload: { deviceId: device.id, info: { firmwareVersion: '1.2.3' }, at: at.toISOString() } })).toBe(true);
-  expect(await writeTwinMessage(redis, outbox, { type: 'twin-status', payload: { deviceId: randomUUID(), status: 'offline', at: at.toISOString() } })).toBe(false);
+  expect(await writeTwinMessage(redis, outbox, { kind: 'info', payload: { deviceId: device.id, info: { firmwareVersion: '1.2.3' }, at: at.toISOString() } })).toBe(true);
+  expect(await writeTwinMessage(redis, outbox, { kind: 'status', payload: { deviceId: randomUUID(), status: 'offline', at: at.toISOString() } })).toBe(false);
+  // A second info in the same second is held for the window's end, then settled once told.
+  expect(await writeTwinMessage(redis, outbox, { kind: 'info', payload: { deviceId: device.id, info: { ipAddress: '192.0.2.7' }, at: at.toISOString() } })).toBe(true);
+  const held = createHeldTwinMessages(redis);
+  const heldInfo = await held.read(device.id, 'info');
+  expect(JSON.parse(heldInfo as string)).toMatchObject({ info: { ipAddress: '192.0.2.7' } });
+  expect(await held.settle(device.id, 'info', heldInfo)).toBe(true);
   const pending = createPendingCommandStore(redis);
   await pending.keep(device.id, 'V4', 'on');
   const kept = await pending.list(device.id);

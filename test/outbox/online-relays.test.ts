@@ -63,6 +63,7 @@ async function start(taskQueue: string, activity: (deviceId: string) => Promise<
     history: { forgetDevices: none },
     tokens: { rollForward: none },
     widgetLocks: { follow: none },
+    held: { read: none, settle: none },
   });
   const started = await startOutboxRelays({
     streams: relayedStreams(taskQueue).map((s, k) => ({ ...s, redis: connect(`test-online-relays-${k}`) })),
