@@ -1,6 +1,6 @@
 import mqtt from 'mqtt';
 import { startStack, type Stack } from '../helpers/stack';
-import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { connectSocket, emitWithAck, nextEvent, type ClientSocket } from '../helpers/socket';
 import { eventually } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
@@ -14,6 +14,8 @@ const devices: mqtt.MqttClient[] = [];
 beforeAll(async () => {
   stack = await startStack({ nodes: 2, worker: true });
   owner = await registerUser(stack.request);
+  // A device per test: more than the free plan's quota of 10 (docs/limits.md).
+  await setPlan(stack.request, owner, 'pro');
   projectId = (await createProject(stack.request, owner)).id;
 }, 60_000);
 
