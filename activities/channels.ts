@@ -3,17 +3,37 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { NotificationRecord } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { admitEmail } from '../store/email-admission';
 import type { ActivityDeps } from './deps';
 
-export type ChannelDeps = Pick<ActivityDeps, 'redis' | 'smtpUrl' | 'mailFrom' | 'pushWebhookUrl'>;
+export type ChannelDeps = Pick<ActivityDeps, 'redis' | 'logger' | 'smtpUrl' | 'mailFrom' | 'pushWebhookUrl' | 'emailDailyCap'>;
 
-export type ChannelOutcome = 'sent' | 'off' | 'no-recipients';
+/**
+ * What a channel did. `throttled` (the rule and device emailed within the minute) and `capped` (the
+ * account's daily email cap is reached) are decisions, not failures: nothing is retried.
+ */
+export type ChannelOutcome = 'sent' | 'off' | 'no-recipients' | 'throttled' | 'capped';
 
-/** The email addresses of every member of a project. */
-async function memberEmails(redis: Redis, projectId: string): Promise<string[]> {
-  const userIds = await redis.hkeys(keys.projectMembers(projectId));
-  const emails = await Promise.all(userIds.map((id) => redis.hget(keys.user(id), 'email')));
-  return emails.filter((e): e is string => Boolean(e));
+interface Recipients {
+  /** The project owner: whose daily email cap a notification spends. */
+  ownerId: string | null;
+  /** The verified addresses of the project's members. */
+  verified: string[];
+  /** How many members were left out for an address not verified. */
+  unverified: number;
+}
+
+/** The members of a project whose current email was verified (DESIGN §11), and its owner. */
+async function recipientsOf(redis: Redis, projectId: string): Promise<Recipients> {
+  const roles = await redis.hgetall(keys.projectMembers(projectId));
+  const userIds = Object.keys(roles);
+  const users = await Promise.all(userIds.map((id) => redis.hmget(keys.user(id), 'email', 'verifiedEmail')));
+  const verified = users.flatMap(([email, verifiedEmail]) => (email && email === verifiedEmail ? [email] : []));
+  return {
+    ownerId: userIds.find((id) => roles[id] === 'owner') ?? null,
+    verified,
+    unverified: users.filter(([email]) => email).length - verified.length,
+  };
 }
 
 /**
@@ -27,12 +47,19 @@ export function createChannelActivities(deps: ChannelDeps) {
   return {
     async sendNotificationEmail({ record }: { record: NotificationRecord }): Promise<ChannelOutcome> {
       if (!deps.smtpUrl) return 'off';
-      const to = await memberEmails(deps.redis, record.projectId);
-      if (to.length === 0) return 'no-recipients';
+      const { ownerId, verified, unverified } = await recipientsOf(deps.redis, record.projectId);
+      const log = deps.logger.child({ notificationId: record.id, projectId: record.projectId });
+      if (unverified > 0) log.info({ unverified }, 'email: members with an unverified address left out');
+      if (verified.length === 0 || ownerId === null) return 'no-recipients';
+      const admission = await admitEmail(deps.redis, { id: record.id, ownerId, ruleId: record.ruleId, deviceId: record.deviceId }, deps.emailDailyCap);
+      if (admission !== 'ok') {
+        log.warn({ ownerId, ruleId: record.ruleId, deviceId: record.deviceId }, `email not sent: ${admission === 'capped' ? "the account's daily email cap is reached" : 'this rule and device emailed within the minute'}`);
+        return admission;
+      }
       mailer ??= nodemailer.createTransport(deps.smtpUrl);
       await mailer.sendMail({
         from,
-        bcc: to,
+        bcc: verified,
         subject: record.title,
         text: `${record.message}\n\nProject ${record.projectId}${record.deviceId ? `, device ${record.deviceId}` : ''}, ${record.createdAt}`,
         headers: { 'X-DDS-Notification-Id': record.id },

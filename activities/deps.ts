@@ -18,4 +18,8 @@ export interface ActivityDeps {
   mailFrom?: string;
   /** Receiver of the `push` channel (`PUSH_WEBHOOK_URL`); off when unset. */
   pushWebhookUrl?: string;
+  /** Notification emails one account may cause per UTC day (`EMAIL_DAILY_CAP_PER_ACCOUNT`). */
+  emailDailyCap: number;
+  /** How long notification records are kept (`NOTIFICATION_RETENTION_DAYS`). */
+  notificationRetentionDays: number;
 }

@@ -24,7 +24,7 @@ async function deliverInApp(
 }
 
 export function createNotificationActivities(deps: ActivityDeps) {
-  const store = createNotificationStore(deps.redis);
+  const store = createNotificationStore(deps.redis, deps.notificationRetentionDays);
   return {
     /**
      * Stores the record under its caller-chosen id (a retry finds it and creates nothing new),

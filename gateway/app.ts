@@ -22,6 +22,7 @@ import { alarmRoutes } from './routes/alarms';
 import { commandRoutes } from './routes/commands';
 import { apiKeyRoutes } from './routes/api-keys';
 import { authRoutes } from './routes/auth';
+import { verifyEmailRoutes } from './routes/verify-email';
 import { dataReadRoutes } from './routes/data-read';
 import { dataWriteRoutes } from './routes/data-write';
 import { deviceRoutes } from './routes/devices';
@@ -57,6 +58,7 @@ export interface Gateway {
 
 const managementRouters = [
   authRoutes,
+  verifyEmailRoutes,
   adminRoutes,
   apiKeyRoutes,
   projectRoutes,

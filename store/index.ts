@@ -6,6 +6,7 @@ import { createApiKeyStore } from './api-keys';
 import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
 import { createDeviceSyncStore } from './device-sync';
+import { createEmailVerificationStore } from './email-verifications';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
@@ -27,6 +28,7 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
   const pinSeries = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
   return {
     users: createUserStore(redis),
+    emailVerifications: createEmailVerificationStore(redis),
     sessions: createSessionStore(redis, config.ACCESS_TOKEN_TTL_S),
     apiKeys: createApiKeyStore(redis),
     projects: createProjectStore(redis, outbox),

@@ -10,6 +10,8 @@ export interface User {
   email: string;
   name: string | null;
   plan: Plan;
+  /** Whether the current email was verified (DESIGN §11); notification email goes only to verified addresses. */
+  emailVerified: boolean;
   createdAt: string;
 }
 
@@ -27,13 +29,14 @@ function toUser(h: Record<string, string>): StoredUser | null {
     email: h.email,
     name: h.name ? h.name : null,
     plan: h.plan as Plan,
+    emailVerified: h.verifiedEmail === h.email,
     createdAt: h.createdAt,
     passwordHash: h.passwordHash,
   };
 }
 
 export function publicUser(u: StoredUser): User {
-  return { id: u.id, email: u.email, name: u.name, plan: u.plan, createdAt: u.createdAt };
+  return { id: u.id, email: u.email, name: u.name, plan: u.plan, emailVerified: u.emailVerified, createdAt: u.createdAt };
 }
 
 export function createUserStore(redis: Redis) {
@@ -52,6 +55,7 @@ export function createUserStore(redis: Redis) {
         email: input.email.toLowerCase(),
         name: input.name,
         plan: input.plan,
+        emailVerified: false,
         createdAt: new Date().toISOString(),
         passwordHash: input.passwordHash,
       };
@@ -87,6 +91,14 @@ export function createUserStore(redis: Redis) {
     async findByEmail(email: string): Promise<StoredUser | null> {
       const id = await redis.get(keys.userByEmail(email));
       return id ? this.get(id) : null;
+    },
+
+    /**
+     * Records `email` as verified for an existing user; returns false when there is no such user.
+     * The field holds the address, so a user whose email is another by now is not verified.
+     */
+    async markEmailVerified(userId: string, email: string): Promise<boolean> {
+      return hsetIfExists(redis, keys.user(userId), { verifiedEmail: email });
     },
 
     /** Sets the plan of an existing user; returns false when there is no such user. */

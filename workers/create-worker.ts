@@ -43,6 +43,8 @@ export async function createTwinWorker(options: TwinWorkerOptions): Promise<Work
     smtpUrl: config.SMTP_URL,
     mailFrom: config.MAIL_FROM,
     pushWebhookUrl: config.PUSH_WEBHOOK_URL,
+    emailDailyCap: config.EMAIL_DAILY_CAP_PER_ACCOUNT,
+    notificationRetentionDays: config.NOTIFICATION_RETENTION_DAYS,
   });
   return Worker.create({
     connection,

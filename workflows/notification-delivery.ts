@@ -26,7 +26,7 @@ const sending = proxyActivities<TwinActivities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 8 },
 });
 
-export type ChannelResult = 'sent' | 'off' | 'no-recipients' | 'failed' | 'skipped';
+export type ChannelResult = 'sent' | 'off' | 'no-recipients' | 'throttled' | 'capped' | 'failed' | 'skipped';
 
 /**
  * Delivers one notification: the stored record and its in-app event first, then email and push

@@ -3,6 +3,7 @@ import { Link, match, navigate, usePath } from './router';
 import { SessionProvider, useSession } from './session';
 import { SocketProvider, useSocket } from './realtime/socket';
 import { AuthScreen } from './screens/AuthScreen';
+import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
 import { ProjectsScreen } from './screens/ProjectsScreen';
 import { ProjectScreen } from './screens/ProjectScreen';
 import { DeviceScreen } from './screens/DeviceScreen';
@@ -23,12 +24,16 @@ function Shell() {
   const { session, signOut } = useSession();
   const path = usePath();
   const publicRoute = path === '/signin' || path === '/signup';
+  /** The verify link's page works signed in or not. */
+  const verifying = path === '/verify-email';
 
   useEffect(() => {
+    if (verifying) return;
     if (!session && !publicRoute) navigate('/signin');
     if (session && (publicRoute || path === '/')) navigate('/projects');
-  }, [session, publicRoute, path]);
+  }, [session, publicRoute, verifying, path]);
 
+  if (verifying) return <VerifyEmailScreen />;
   if (!session) return publicRoute ? <AuthScreen mode={path === '/signup' ? 'signup' : 'signin'} /> : null;
 
   return (

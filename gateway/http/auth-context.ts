@@ -24,12 +24,14 @@ function requireUser(sessions: SessionStore): RequestHandler {
 
 /**
  * The management API paths (under /api/v1) that take no user access token: creating an account and
- * logging in, and the operator endpoints, which check the ADMIN_TOKEN themselves. Every other path
+ * logging in, verifying an email (its one-time token is the credential), and the operator endpoints,
+ * which check the ADMIN_TOKEN themselves. Every other path
  * there, unknown ones included, needs a valid bearer access token. Method '*': any method.
  */
 export const PUBLIC_MANAGEMENT_PATHS: readonly { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/auth\/register\/?$/ },
   { method: 'POST', path: /^\/auth\/login\/?$/ },
+  { method: 'POST', path: /^\/auth\/verify-email\/?$/ },
   { method: '*', path: /^\/admin\// },
 ];
 

@@ -5,6 +5,7 @@ import * as alarms from '../routes/alarms';
 import * as commands from '../routes/commands';
 import * as apiKeys from '../routes/api-keys';
 import * as auth from '../routes/auth';
+import * as verifyEmail from '../routes/verify-email';
 import * as dataRead from '../routes/data-read';
 import * as dataWrite from '../routes/data-write';
 import * as devices from '../routes/devices';
@@ -69,6 +70,8 @@ export const OPERATIONS: Operation[] = [
   op('POST', '/api/v1/auth/login', 'Log in', 'none', { body: auth.loginBody, errors: ['INVALID_CREDENTIALS', 'RATE_LIMIT_EXCEEDED'] }),
   op('POST', '/api/v1/auth/logout', 'Revoke this access token and disconnect its Socket.IO connections', 'bearer', { ok: 204 }),
   op('GET', '/api/v1/auth/me', 'The account', 'bearer'),
+  op('POST', '/api/v1/auth/verify-email/request', 'Email a one-time link that verifies the account\'s address (once a minute)', 'bearer', { errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'] }),
+  op('POST', '/api/v1/auth/verify-email', 'Verify an email address with the token of its link', 'none', { body: verifyEmail.verifyEmailBody }),
   op('PUT', '/api/v1/admin/users/:userId/plan', "Set a user's plan", 'admin', { body: admin.planBody, errors: ['USER_NOT_FOUND', 'NOT_FOUND'] }),
 
   op('POST', '/api/v1/api-keys', 'Create an API key', 'bearer', { body: apiKeys.createBody, ok: 201, errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),

@@ -30,7 +30,7 @@ describe('register and login', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
-    expect(res.body.data.user).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada', plan: 'free' });
+    expect(res.body.data.user).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada', plan: 'free', emailVerified: false });
     expect(res.body.data.accessToken).toEqual(expect.any(String));
     expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.now());
 
@@ -41,6 +41,7 @@ describe('register and login', () => {
       email: 'ada@example.com',
       name: 'Ada',
       plan: 'free',
+      emailVerified: false,
       createdAt: expect.any(String),
       quotas: expect.objectContaining({ devices: { limit: 10, used: 0 } }),
     });

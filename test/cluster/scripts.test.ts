@@ -25,6 +25,7 @@ import { startHistoryPersister } from '../../gateway/history/persister';
 import { createPointWriter } from '../../gateway/history/point-writer';
 import { scriptSha } from '../../store/lua/load';
 import { createNotificationStore } from '../../store/notifications';
+import { admitEmail } from '../../store/email-admission';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import { openHistoryDatabase, type HistoryDatabase } from '../../store/pg/history-db';
 import { createLogger } from '../../common/logger';
@@ -275,6 +276,9 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect((await stores.notifications.list(member.id, [project.id], {}, 1, 10)).unread).toBe(1);
   const storedNotification = await stores.notifications.get(notificationId);
   expect(await stores.notifications.delete(storedNotification as NonNullable<typeof storedNotification>)).toBe(true);
+  // Email admission (store/email-admission.ts): one per rule and device a minute, within the owner's daily cap.
+  expect(await admitEmail(redis, { id: notificationId, ownerId: owner.id, ruleId: rule.id, deviceId: device.id }, 1)).toBe('ok');
+  expect(await admitEmail(redis, { id: randomUUID(), ownerId: owner.id, ruleId: rule.id, deviceId: device.id }, 1)).toBe('throttled');
   expect(await stores.rules.delete(rule)).not.toBeNull();
   expect(await stores.rules.get(rule.id)).toBeNull();
 

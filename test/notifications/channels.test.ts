@@ -1,20 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { startMailbox, verifyEmail, type Mailbox } from '../helpers/mailbox';
 import { eventually } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 
-interface Mail {
-  to: string[];
-  body: string;
-}
-
 let stack: Stack;
-let smtp: SMTPServer;
+let mailbox: Mailbox;
 let push: Server;
-const mails: Mail[] = [];
 const pushes: { id: string; message: string }[] = [];
 let pushStatus = 200;
 
@@ -23,20 +17,7 @@ function listen(server: { listen(port: number, host: string, cb: () => void): un
 }
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await listen(smtp.server);
+  mailbox = await startMailbox();
   push = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -50,7 +31,7 @@ beforeAll(async () => {
   stack = await startStack({
     worker: true,
     overrides: {
-      SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+      SMTP_URL: mailbox.url,
       PUSH_WEBHOOK_URL: `http://127.0.0.1:${(push.address() as AddressInfo).port}/hook`,
     },
   });
@@ -58,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack.stop();
-  await new Promise<void>((r) => smtp.close(() => r()));
+  await mailbox.close();
   await new Promise<void>((r) => push.close(() => r()));
 });
 
@@ -71,9 +52,11 @@ async function thresholdRule(owner: TestUser, projectId: string, deviceId: strin
 }
 
 describe('notification channels', () => {
-  it('emails every project member and posts the record to the push receiver, with {value} filled in', async () => {
+  it('emails every project member (verified) and posts the record to the push receiver, with {value} filled in', async () => {
     const owner = await registerUser(stack.request);
     const member = await registerUser(stack.request);
+    await verifyEmail(stack.request, mailbox, owner);
+    await verifyEmail(stack.request, mailbox, member);
     const projectId = (await createProject(stack.request, owner)).id;
     await addMember(stack.request, owner, projectId, member, 'viewer');
     const device = await createDevice(stack.request, owner, projectId);
@@ -82,7 +65,7 @@ describe('notification channels', () => {
     await stack.request('POST', `/api/v1/data/${device.id}/2`, { token: owner.token, body: { value: '31.5' } });
 
     const mail = await eventually(() => {
-      const found = mails.find((m) => m.body.includes('Boiler at 31.5 degrees'));
+      const found = mailbox.mails.find((m) => m.body.includes('Boiler at 31.5 degrees'));
       if (!found) throw new Error('no email yet');
       return found;
     });
@@ -100,13 +83,14 @@ describe('notification channels', () => {
     pushStatus = 503;
     try {
       const owner = await registerUser(stack.request);
+      await verifyEmail(stack.request, mailbox, owner);
       const projectId = (await createProject(stack.request, owner)).id;
       const device = await createDevice(stack.request, owner, projectId);
       await thresholdRule(owner, projectId, device.id, ['email', 'push']);
       await stack.request('POST', `/api/v1/data/${device.id}/2`, { token: owner.token, body: { value: '99' } });
 
       await eventually(() => {
-        if (!mails.some((m) => m.body.includes('Boiler at 99 degrees'))) throw new Error('no email yet');
+        if (!mailbox.mails.some((m) => m.body.includes('Boiler at 99 degrees'))) throw new Error('no email yet');
       });
       await eventually(async () => expect(await stack.redis.zcard(keys.projectNotifications(projectId))).toBe(1));
       expect(pushes.some((p) => p.message === 'Boiler at 99 degrees')).toBe(false);

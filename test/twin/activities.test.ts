@@ -35,6 +35,8 @@ beforeAll(async () => {
     emit: createRoomEmitter(redis),
     logger: createLogger('silent', 'test'),
     topicRoot: config.MQTT_TOPIC_ROOT,
+    emailDailyCap: config.EMAIL_DAILY_CAP_PER_ACCOUNT,
+    notificationRetentionDays: config.NOTIFICATION_RETENTION_DAYS,
   });
 });
 
