@@ -41,6 +41,8 @@ module.exports = {
         '<rootDir>/test/api/devices.test.ts',
         '<rootDir>/test/api/quotas.test.ts',
         '<rootDir>/test/api/login-throttle.test.ts',
+        '<rootDir>/test/api/register-throttle.test.ts',
+        '<rootDir>/test/api/management-rate-limit.test.ts',
         '<rootDir>/test/external/auth.test.ts',
         '<rootDir>/test/external/rate-limit.test.ts',
         '<rootDir>/test/management/rules.test.ts',
