@@ -17,8 +17,19 @@ function writesPerIteration(client: MqttClient): MqttClient {
   return client;
 }
 
+/** The largest packet a service connection takes, when its config does not say (MQTT_MAX_PACKET_BYTES's default). */
+const DEFAULT_MAX_PACKET_BYTES = 65_536;
+
+type PacketLimit = Partial<Pick<Config, 'MQTT_MAX_PACKET_BYTES'>>;
+
+/**
+ * MQTT 5 Maximum Packet Size: the broker sends the connection no larger packet (it drops such a
+ * message for this client), so a device's oversized publish never reaches the node's memory.
+ */
+const maximumPacketSize = (config: PacketLimit): number => config.MQTT_MAX_PACKET_BYTES ?? DEFAULT_MAX_PACKET_BYTES;
+
 /** The service's own broker connection (MQTT 5, service credentials, reconnects with backoff). */
-export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD'>, role: string): MqttClient {
+export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD'> & PacketLimit, role: string): MqttClient {
   const client = mqtt.connect(config.MQTT_URL, {
     protocolVersion: 5,
     clientId: `dds-${role}-${randomUUID().slice(0, 8)}`,
@@ -27,6 +38,7 @@ export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAM
     reconnectPeriod: 1000,
     connectTimeout: 5000,
     clean: true,
+    properties: { maximumPacketSize: maximumPacketSize(config) },
   });
   return writesPerIteration(client);
 }
@@ -39,7 +51,7 @@ export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAM
  * broker's own default, Mosquitto's max_inflight_messages of 20, when not given).
  */
 export function createMqttSessionClient(
-  config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD' | 'MQTT_SESSION_EXPIRY_S'>,
+  config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD' | 'MQTT_SESSION_EXPIRY_S'> & PacketLimit,
   clientId: string,
   receiveMaximum?: number,
 ): MqttClient {
@@ -51,7 +63,11 @@ export function createMqttSessionClient(
     reconnectPeriod: 1000,
     connectTimeout: 5000,
     clean: false,
-    properties: { sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S, ...(receiveMaximum ? { receiveMaximum } : {}) },
+    properties: {
+      sessionExpiryInterval: config.MQTT_SESSION_EXPIRY_S,
+      maximumPacketSize: maximumPacketSize(config),
+      ...(receiveMaximum ? { receiveMaximum } : {}),
+    },
   });
   return writesPerIteration(client);
 }

@@ -10,6 +10,7 @@ import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../status-ahead';
 import { ackOnceHandled } from './acked-once-handled';
+import { payloadFits } from './message-limits';
 import { startQueueProbe } from './queue-probe';
 import { sharedBeat } from './shared-beat';
 
@@ -69,9 +70,30 @@ export function startMqttBridge(deps: BridgeDeps) {
   const beat = sharedBeat(deps.lingerMs);
   const probe = startQueueProbe({ clients, topicRoot: deps.topicRoot, metrics: counts, live: (c) => c.connected && subscribed.has(c) });
 
-  async function handle(topic: string, payload: Buffer | string, userProperties?: Record<string, string | string[]>): Promise<void> {
+  /**
+   * Retained messages are kept by the broker only where DESIGN §6 uses them (a device's `status`):
+   * one on any other device topic is cleared (an empty retained message), so a device cannot make
+   * the broker keep values without limit.
+   */
+  function clearRetained(client: MqttClient, topic: string): void {
+    client.publishAsync(topic, '', { qos: 0, retain: true }).catch((err: unknown) => logger.debug({ err, topic }, 'retained message not cleared'));
+  }
+
+  async function handle(client: MqttClient, packet: Packet): Promise<void> {
+    const { topic, payload } = packet;
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
+    if (packet.retain && parsed.kind !== 'status') {
+      // An empty one is a clear (ours, or the device's): no message.
+      if (payload.length === 0) return;
+      clearRetained(client, topic);
+    }
+    if (!payloadFits(parsed, payload)) {
+      // Too large for its kind: dropped before it is decoded (DESIGN §11).
+      counts.handled();
+      counts.dropped();
+      return;
+    }
     const text = typeof payload === 'string' ? payload : payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
@@ -95,7 +117,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/status-ahead.ts).
       if (status.success && status.data === 'online') await deps.statusAhead.online(deviceId, at);
       else if (status.success) {
-        const reason = isLastWill(userProperties) ? { reason: 'last will' as const } : {};
+        const reason = isLastWill(packet.properties?.userProperties) ? { reason: 'last will' as const } : {};
         await writeTwinMessage(deps.redis, deps.twinOutbox, { kind: 'status', payload: { deviceId, status: 'offline', at, ...reason } });
       }
       counts.handled();
@@ -128,7 +150,7 @@ export function startMqttBridge(deps: BridgeDeps) {
       for (;;) {
         if (stopped) return false;
         try {
-          await handle(packet.topic, packet.payload, packet.properties?.userProperties);
+          await handle(client, packet);
           return true;
         } catch (err) {
           if (!failed) {
@@ -167,7 +189,8 @@ export function startMqttBridge(deps: BridgeDeps) {
       (err) => logger.warn({ err }, 'PUBACK not written; the broker sends the value again'),
     );
     const subscribe = () => {
-      client.subscribeAsync([...filters, probe.topic(client)], { qos: 1 }).then(
+      // Retain As Published: a device's retained message comes with its flag, to be cleared (clearRetained).
+      client.subscribeAsync([...filters, probe.topic(client)], { qos: 1, rap: true }).then(
         () => subscribed.add(client),
         (err: unknown) => logger.error({ err }, 'mqtt subscribe failed'),
       );

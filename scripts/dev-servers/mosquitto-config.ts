@@ -43,9 +43,13 @@ export function findMosquitto(): string {
  */
 export const MAX_QUEUED_MESSAGES = 100_000;
 
+/** Packets larger than this are refused by the broker (DESIGN §11, MQTT_MAX_PACKET_BYTES; deploy/mosquitto/mosquitto.conf). */
+export const MAX_PACKET_BYTES = 65_536;
+
 /**
  * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin, with
- * Nagle's algorithm off (`set_tcp_nodelay`, as in deploy/mosquitto/mosquitto.conf: docs/operations.md, "Broker").
+ * Nagle's algorithm off (`set_tcp_nodelay`, as in deploy/mosquitto/mosquitto.conf: docs/operations.md, "Broker")
+ * and packets over MAX_PACKET_BYTES refused (`max_packet_size`: the client that sends one is disconnected).
  * `user` keeps the current user, so a broker started as root still reads its files in a 0700 dir.
  * `maxQueuedMessages` (default MAX_QUEUED_MESSAGES) is per client; null leaves Mosquitto's own
  * default, as the ingest bench does to show what that default drops.
@@ -64,6 +68,7 @@ export function mosquittoConf(options: { port: number; plugin: string; dynsecFil
     `listener ${options.port} 127.0.0.1`,
     'allow_anonymous false',
     'set_tcp_nodelay true',
+    `max_packet_size ${MAX_PACKET_BYTES}`,
     ...(maxQueued === null ? [] : [`max_queued_messages ${maxQueued}`]),
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,

@@ -8,9 +8,9 @@
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
 -- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
 --       4 '1' for a status `online` message: when the mirror shows online already, the twin is told
---       only if the last status it was told or held is `offline` (it may hold an offline the mirror
---       does not show yet, and must see this after it), through lib/twin-messages.lua (at most one
---       status a second; an `online` the mirror shows costs nothing),
+--       only if the last status it was told or held is not `online` (it may hold an offline the
+--       mirror does not show yet, and must see this after it), through lib/twin-messages.lua (at
+--       most one status a second; an `online` the mirror shows and the twin was told costs nothing),
 --       5–7 where the device's events are published (lib/device-events.lua),
 --       8 now (ms), 9 the status window (ms).
 -- An `online` written publishes its `device:status` (docs/realtime.md) in the same step.
@@ -31,7 +31,7 @@ local status = state[1] or ''
 local payload = {deviceId = ARGV[1], projectId = projectId, at = at}
 if ARGV[3] ~= '' then payload.pin = ARGV[3] end
 if status == 'online' or (state[2] and state[2] >= at) then
-  if status == 'online' and ARGV[4] == '1' and redis.call('HGET', KEYS[2], 'msg:status:last') == 'offline' then
+  if status == 'online' and ARGV[4] == '1' and redis.call('HGET', KEYS[2], 'msg:status:last') ~= 'online' then
     tellTwin(KEYS[2], KEYS[3], 'status', {deviceId = ARGV[1], projectId = projectId, status = 'online', at = at}, tonumber(ARGV[8]), tonumber(ARGV[9]))
   end
   return {0, status, seen}
