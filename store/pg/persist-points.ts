@@ -22,8 +22,8 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 
 /**
  * A value as PostgreSQL can store it: each character it cannot hold becomes U+FFFD (else the batch
- * could never be written, and the stream behind it would stop). A single write's lone surrogate
- * already became U+FFFD on its way to Redis (UTF-8), so both doors store the same.
+ * could never be written, and the stream behind it would stop). The doors refuse a lone surrogate
+ * (docs/limits.md "Pin values"); this stays so that one reaching the stream anyway stops nothing.
  */
 const storable = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 

@@ -188,13 +188,14 @@ describe('history through every door', () => {
     expect((await stack.history(device.id, 'V6')).map((p) => p.value)).toEqual(['a\uFFFDb', '2']);
   });
 
-  it('stores a value with a lone UTF-16 surrogate with U+FFFD in its place, through bulk and single writes alike', async () => {
+  it('refuses a value with a lone UTF-16 surrogate (400, docs/limits.md "Pin values"), through bulk and single writes alike: nothing stored', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const at = Date.now();
     const readings = ['a\uD800b', 'c\uDC00', '3'].map((value, i) => ({ pin: 5, value, timestamp: new Date(at + i).toISOString() }));
-    expect((await api('POST', `/data/${device.id}/bulk`, { readings })).status).toBe(200);
-    expect((await api('POST', `/data/${device.id}/5`, { value: '\uD83Dx', timestamp: new Date(at + 3).toISOString() })).status).toBe(201);
-    expect((await stack.history(device.id, 'V5')).map((p) => p.value)).toEqual(['a\uFFFDb', 'c\uFFFD', '3', '\uFFFDx']);
+    expect((await api('POST', `/data/${device.id}/bulk`, { readings })).status).toBe(400);
+    expect((await api('POST', `/data/${device.id}/5`, { value: '\uD83Dx', timestamp: new Date(at + 3).toISOString() })).status).toBe(400);
+    expect((await api('POST', `/data/${device.id}/5`, { value: '4', timestamp: new Date(at + 4).toISOString() })).status).toBe(201);
+    expect((await stack.history(device.id, 'V5')).map((p) => p.value)).toEqual(['4']);
   });
 
   it('a range delete that cuts minutes leaves the rollups equal to the points left, and aggregates follow', async () => {
