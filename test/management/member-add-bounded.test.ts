@@ -35,6 +35,6 @@ test('a new member starts with the newest 10,000 of the project notifications un
   expect(NEW_MEMBER_UNREAD_MAX).toBe(10_000);
   expect(await stack.redis.zcard(unread)).toBe(NEW_MEMBER_UNREAD_MAX);
   // The newest ones, with their scores (a read orders by them).
-  expect(await stack.redis.zrange(unread, 0, 0, 'WITHSCORES')).toEqual([ids[5], String(1_700_000_000_005)]);
-  expect(await stack.redis.zrange(unread, -1, -1)).toEqual([ids[total - 1]]);
+  expect(await stack.redis.zrange(unread, '0', '0', 'WITHSCORES')).toEqual([ids[5], String(1_700_000_000_005)]);
+  expect(await stack.redis.zrange(unread, '-1', '-1')).toEqual([ids[total - 1]]);
 });
