@@ -27,13 +27,17 @@ export interface ManagementCount {
 const MINUTE_S = 60;
 const DAY_S = 86_400;
 
-/** The user's external minute and UTC day windows at `now` (both keys carry the user's tag: one step). */
+/** The user's external minute and UTC day counter keys at `now` (both carry the user's tag: one slot). */
+function externalKeys(userId: string, now: Date): [string, string] {
+  return [keys.rateLimitMinute(userId, windowAt(now.getTime(), MINUTE_S).index), keys.rateLimitDay(userId, now.toISOString().slice(0, 10))];
+}
+
+/** The user's external minute and UTC day windows at `now`, counted in one step. */
 function externalWindows(userId: string, limits: Limits, now: Date): [Window, Window] {
-  const minute = windowAt(now.getTime(), MINUTE_S);
-  const day = windowAt(now.getTime(), DAY_S);
+  const [minuteKey, dayKey] = externalKeys(userId, now);
   return [
-    { key: keys.rateLimitMinute(userId, minute.index), limit: limits.perMinute, endsAt: minute.endsAt },
-    { key: keys.rateLimitDay(userId, now.toISOString().slice(0, 10)), limit: limits.perDay, endsAt: day.endsAt },
+    { key: minuteKey, limit: limits.perMinute, endsAt: windowAt(now.getTime(), MINUTE_S).endsAt },
+    { key: dayKey, limit: limits.perDay, endsAt: windowAt(now.getTime(), DAY_S).endsAt },
   ];
 }
 
@@ -59,7 +63,7 @@ export function createRateLimitStore(redis: Redis) {
      * then refused after all. Between the two, the request was counted like any other.
      */
     async takeBack(userId: string, now: Date): Promise<void> {
-      await Promise.all(externalWindows(userId, { perMinute: 0, perDay: null }, now).map((w) => takeBack(redis, w.key)));
+      await Promise.all(externalKeys(userId, now).map((key) => takeBack(redis, key)));
     },
     /** Counts one management request of the user against `perMinute`; refused (not counted) when the minute is full. */
     async management(userId: string, perMinute: number, now = Date.now()): Promise<ManagementCount> {
