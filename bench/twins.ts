@@ -1,7 +1,7 @@
 /**
  * Device-twin bench (issue 14 items 2 and 3). A gateway process and a separate twin worker process
  * (as in production: dist/gateway/main.js, dist/workers/main.js) on throw-away servers. Prints
- * figures only. BENCH_PHASES (locks,storm,fleet,actions) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
+ * figures only. BENCH_PHASES (locks,storm,fleet,actions,flood) picks the phases to run; ONLINE_RELAY_SLOTS (32) is
  * the gateway's; BENCH_TEMPORAL_DB=file keeps the dev server's SQLite in a file (bench/support/backends.ts).
  *
  *   locks             BENCH_LOCKS (300) lock and unlock requests in turn on one device through the
@@ -28,6 +28,8 @@
  *                     the gateway, heartbeat BENCH_HEARTBEAT_S (10 s), for BENCH_VALUE_PERIODS (6)
  *                     periods: Temporal actions per device per heartbeat period, counted from the
  *                     histories and the pending activities' attempts (bench/support/twin-actions.ts).
+ *   flood             one device publishing `online` and `info` BENCH_FLOOD (1000) times each in
+ *                     BENCH_FLOOD_MS (5000): its twin's Temporal actions, beside one per message.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -318,6 +320,43 @@ async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, p
   ]);
 }
 
+/**
+ * Issue 35 item 4: one device publishing `online` and `info` `count` times each within
+ * `spreadMs`, and the Temporal actions its twin takes for them (from its history), beside what
+ * one signal per message would be.
+ */
+async function flood(run: Run, count: number, spreadMs: number): Promise<void> {
+  const [id] = await createDeviceHashes(run.redis, run.projectId, 1);
+  const deviceId = id as string;
+  await startTwins(run.redis, run.quiet, run.projectId, [deviceId], 60_000);
+  const [client] = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 1 });
+  const publisher = client as NonNullable<typeof client>;
+  await publisher.publishAsync(`${TOPIC_ROOT}/${deviceId}/status`, 'online', { qos: 1 });
+  await waitUntil('flood device online', async () => (await fields(run.redis, [deviceId], 'status'))[0] === 'online', 60_000);
+  await waitUntil('flood device confirmed', async () => (await fields(run.redis, [deviceId], 'statusAhead'))[0] === null, 60_000);
+  await delay(2000);
+  const w0 = Date.now();
+  const atStart = await pendingAttempts(run.client, deviceId);
+  const last = `9.9.${count - 1}`;
+  for (let i = 0; i < count; i++) {
+    await Promise.all([
+      publisher.publishAsync(`${TOPIC_ROOT}/${deviceId}/status`, 'online', { qos: 1 }),
+      publisher.publishAsync(`${TOPIC_ROOT}/${deviceId}/info`, JSON.stringify({ firmwareVersion: `9.9.${i}` }), { qos: 1 }),
+    ]);
+    await delay(Math.max(0, w0 + ((i + 1) * spreadMs) / count - Date.now()));
+  }
+  const sentMs = Date.now() - w0;
+  const shownMs = await waitUntil('last info shown', async () => (await fields(run.redis, [deviceId], 'firmwareVersion'))[0] === last, 60_000);
+  await delay(3000);
+  const w1 = Date.now();
+  const counts = await actionsInWindow(run.client, deviceId, w0, w1, atStart, await pendingAttempts(run.client, deviceId));
+  await closeFleet([publisher]);
+  printRows(`\nFlood: one device, ${count} online + ${count} info messages in ${secs(sentMs)}`, [
+    ['Temporal actions of its twin', `${total(counts)} (${ACTION_KINDS.map((k) => `${k} ${counts[k]}`).join(', ')}); one signal per message would be ${2 * count}`],
+    ['last info shown', `${secs(shownMs)} after the last message`],
+  ]);
+}
+
 async function bench(cleanup: Cleanup): Promise<void> {
   const stormCount = envInt('BENCH_STORM', 10_000);
   const fleetTarget = envInt('BENCH_FLEET', 100_000);
@@ -327,7 +366,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const periods = envInt('BENCH_VALUE_PERIODS', 6);
   const cacheSize = envInt('WORKER_MAX_CACHED_WORKFLOWS', 1000);
   const onlineSlots = envInt('ONLINE_RELAY_SLOTS', 32);
-  const phases = new Set((process.env.BENCH_PHASES ?? 'locks,storm,fleet,actions').split(',').map((p) => p.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'locks,storm,fleet,actions,flood').split(',').map((p) => p.trim()));
   process.stdout.write(`${machineLine()}\n`);
 
   const backends = await startBackends(cleanup);
@@ -372,6 +411,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const storm = phases.has('storm') ? await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000, envInt('BENCH_STORM_PROBES', 2)) : [];
   if (phases.has('fleet')) await fleet(run, storm.length, fleetTarget, fleetLimitMs);
   if (phases.has('actions')) await actionsAndTimers(run, valueDevices, heartbeatS, periods);
+  if (phases.has('flood')) await flood(run, envInt('BENCH_FLOOD', 1000), envInt('BENCH_FLOOD_MS', 5000));
 }
 
 void runBench('twins', bench);

@@ -8,7 +8,7 @@ import type { BrokerCredentials } from '../mqtt/broker-credentials';
 import type { TokenRotation } from '../rotate-device-token';
 import type { TwinClient } from '../twin-client';
 import type { WidgetLocks } from '../widget-locks';
-import { requireDue, type IntentHandler } from './carry-out-now';
+import { IntentNotDue, requireDue, type IntentHandler } from './carry-out-now';
 
 export interface IntentHandlers {
   /** Hands a notification to Temporal; a repeat of the same record must be one delivery. */
@@ -83,16 +83,16 @@ export function carryOutIntents({ notification, twins, broker, history, tokens, 
       case 'twin-held': {
         const { deviceId, kind, dueMs } = intent.payload;
         requireDue(dueMs);
-        // Told what is held now; anything merged meanwhile is told again, until the read is the last.
-        for (;;) {
-          const read = await held.read(deviceId, kind);
-          if (read !== null) {
-            const json: unknown = JSON.parse(read);
-            if (kind === 'status') await tellStatus(twinStatusPayload.parse(json));
-            else await tellInfo(twinInfoPayload.parse(json));
-          }
-          if (await held.settle(deviceId, kind, read)) return;
+        // Told what is held now. Merged into meanwhile: the intent stays, and a later try (the
+        // relay's backoff, seconds on) tells the newer one, so a flood costs one signal a try.
+        const read = await held.read(deviceId, kind);
+        if (read !== null) {
+          const json: unknown = JSON.parse(read);
+          if (kind === 'status') await tellStatus(twinStatusPayload.parse(json));
+          else await tellInfo(twinInfoPayload.parse(json));
         }
+        if (!(await held.settle(deviceId, kind, read))) throw new IntentNotDue(new Date(Date.now() + 1000).toISOString());
+        return;
       }
       case 'device-token':
         requireDue(intent.payload.dueAt);
