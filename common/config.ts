@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { deviceRateEnvShape } from './device-rate';
 import { managementRateEnvShape } from './management-rate';
 import { quotaEnvShape } from './quotas';
 
@@ -133,6 +134,7 @@ export const configSchema = z.object({
   REGISTER_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(3600),
   /** Management requests per user and minute by plan, `QUOTA_<PLAN>_MANAGEMENT_PER_MIN` (common/management-rate.ts). */
   ...managementRateEnvShape,
+  ...deviceRateEnvShape,
   /** Plan quotas, `QUOTA_<PLAN>_<RESOURCE>` (common/quotas.ts, docs/limits.md "Quotas"). */
   ...quotaEnvShape,
 });

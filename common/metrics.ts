@@ -52,6 +52,11 @@ export function createMetrics() {
     help: 'MQTT values dropped (oversized or invalid pin)',
     registers,
   });
+  const deviceValuesDropped = new Counter({
+    name: 'dds_device_values_dropped_total',
+    help: "Device values dropped because the device sent faster than its owner's plan allows (DESIGN §11)",
+    registers,
+  });
   const mqttInFlight = new Gauge({
     name: 'dds_mqtt_in_flight',
     help: 'MQTT device messages received and not yet handled',
@@ -118,6 +123,8 @@ export function createMetrics() {
     mqtt: {
       handled: () => mqttMessages.inc(),
       dropped: () => mqttDropped.inc(),
+      /** A value over its device's plan rate (also counted as dropped). */
+      overRate: () => deviceValuesDropped.inc(),
       /** Call when a message arrives; call the returned function when it is handled. */
       received(): () => void {
         mqttInFlight.inc();

@@ -16,6 +16,7 @@ import { meteredIngest } from './ingest/metered-ingest';
 import { createThresholdRuleCache } from './ingest/threshold-rules';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
+import { createDeviceRates } from './mqtt/device-rates';
 import { createNotifier } from './notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
@@ -150,6 +151,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     lingerMs: config.INGEST_LINGER_MS,
     redis,
     ingest: meteredIngest(ingest, metrics, 'mqtt'),
+    rates: createDeviceRates({ redis, stores, config }),
     twinOutbox,
     statusAhead,
     logger,

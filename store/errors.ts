@@ -5,6 +5,7 @@
 export const STORE_ERRORS = {
   DEVICE_GONE: 'The device does not exist (any more)',
   PIN_LOCKED: 'The pin is locked: it takes no writes toward the device',
+  DEVICE_RATE: "The device sent values faster than its owner's plan allows; this one was dropped",
   KEPT_CHANGING: 'The record kept changing while it was updated; try again',
   HISTORY_BACKLOG: 'The history stream is full: PostgreSQL is down or behind; nothing was written',
 } as const satisfies Record<string, string>;

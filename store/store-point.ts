@@ -33,6 +33,8 @@ export interface StorePointInput {
   /** A write toward the device: honours pin locks, and is kept for the device when it is not online. */
   towardDevice: boolean;
   fromDevice: boolean;
+  /** A device's own values a second by its owner's plan (DESIGN §11); absent or null: no limit. */
+  devicePerSecond?: number | null;
   wakeTtlS: number;
   /** Threshold rules the value decides (their edge state, and what an edge writes to the outbox). */
   ruleStates: RuleEdge[];
@@ -110,6 +112,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       COMMAND_KEEP_S,
       COMMANDS_PER_DEVICE,
       ...deviceEventRoute,
+      input.devicePerSecond ? String(input.devicePerSecond) : '',
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];

@@ -82,6 +82,9 @@ function spawnNode(backends: Backends, cleanup: Cleanup, node: NodeEntry, env: R
       MQTT_PASSWORD: backends.mqttPassword,
       TEMPORAL_ADDRESS: backends.temporalAddress,
       DATABASE_URL: backends.databaseUrl,
+      // Benches measure speed, not limits: their accounts are on the plan without quotas or a
+      // device value rate (docs/limits.md), unless a bench says otherwise.
+      DEFAULT_PLAN: 'enterprise',
       ...env,
     },
   });

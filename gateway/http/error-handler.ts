@@ -66,6 +66,7 @@ function requestReadError(err: RequestReadError): AppError {
 export const STORE_ERROR_HTTP = {
   DEVICE_GONE: 'DEVICE_NOT_FOUND',
   PIN_LOCKED: 'PIN_LOCKED',
+  DEVICE_RATE: 'RATE_LIMIT_EXCEEDED',
   KEPT_CHANGING: 'CONFLICT',
   HISTORY_BACKLOG: 'SERVICE_UNAVAILABLE',
 } as const satisfies Record<StoreErrorCode, ErrorCode>;

@@ -38,9 +38,11 @@ export interface IngestInput {
   pinRanges?: 'standard' | 'wide';
   /** An app's write: a command still queued this long after it was made is never sent (docs/commands.md). */
   ttlSeconds?: number;
+  /** A device's own value: the values a second its owner's plan allows (DESIGN §11); beyond it, refused. */
+  devicePerSecond?: number | null;
 }
 
-export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND';
+export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND' | 'RATE_LIMIT_EXCEEDED';
 
 export type IngestResult =
   | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean; commandId: string | null }
@@ -194,13 +196,14 @@ export function createIngest(deps: IngestDeps) {
         historyStreamMax: deps.historyStreamMax,
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
+        devicePerSecond: input.devicePerSecond ?? null,
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
         outbox: deps.outbox,
         ...(command ? { command } : {}),
       });
     } catch (err) {
-      if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED')) {
+      if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED' || err.code === 'DEVICE_RATE')) {
         return { ok: false, code: STORE_ERROR_HTTP[err.code] };
       }
       throw err;

@@ -10,6 +10,7 @@ import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../status-ahead';
 import { ackOnceHandled } from './acked-once-handled';
+import type { DeviceRates } from './device-rates';
 import { payloadFits } from './message-limits';
 import { startQueueProbe } from './queue-probe';
 import { sharedBeat } from './shared-beat';
@@ -27,6 +28,8 @@ export interface BridgeDeps {
   lingerMs: number;
   redis: Redis;
   ingest: Ingest;
+  /** Each device's value rate by its owner's plan (device-rates.ts). */
+  rates: DeviceRates;
   /** The outbox family a device's status and info messages go to its twin through (keys.onlineOutbox). */
   twinOutbox: string;
   /** Shows a device online ahead of its twin (reconnect storms, gateway/status-ahead.ts). */
@@ -96,10 +99,12 @@ export function startMqttBridge(deps: BridgeDeps) {
     }
     const text = typeof payload === 'string' ? payload : payload.toString('utf8');
     if (parsed.kind === 'pin') {
-      const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device' });
+      const devicePerSecond = await deps.rates.perSecond(parsed.deviceId);
+      const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device', devicePerSecond });
       counts.handled();
       if (!result.ok) {
         counts.dropped();
+        if (result.code === 'RATE_LIMIT_EXCEEDED') counts.overRate();
         logger.debug({ deviceId: parsed.deviceId, pin: parsed.pin, code: result.code }, 'mqtt value dropped');
       }
       return;

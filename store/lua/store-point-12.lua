@@ -8,18 +8,33 @@
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command record, queued, without its
 --       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
 --       kept (s), 13 how many records a device keeps, 14–16 where the device's events are published
---       (lib/device-events.lua), 17.. quadruples per threshold rule: see the alarm block at the end
+--       (lib/device-events.lua), 17 the device's values a second by its owner's plan ('' for no limit),
+--       18.. quadruples per threshold rule: see the alarm block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
 --          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...};
--- refuses with STORE:DEVICE_GONE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
+-- refuses with STORE:DEVICE_GONE, STORE:DEVICE_RATE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
+-- A device's own values within its owner's plan rate (DESIGN §11): a token bucket in its state hash,
+-- refilled at ARGV[17] a second up to two seconds' worth, so values paced within the rate are never
+-- refused; an empty bucket refuses the value (dropped and counted by the caller).
+if ARGV[7] == '1' and ARGV[17] ~= '' then
+  local rate = tonumber(ARGV[17])
+  local nowMs = tonumber(ARGV[3])
+  local bucket = redis.call('HMGET', KEYS[4], 'rate:tokens', 'rate:at')
+  local capacity = rate * 2
+  local tokens = tonumber(bucket[1]) or capacity
+  local last = tonumber(bucket[2]) or nowMs
+  tokens = math.min(capacity, tokens + math.max(0, nowMs - last) * rate / 1000)
+  if tokens < 1 then return redis.error_reply('STORE:DEVICE_RATE') end
+  redis.call('HSET', KEYS[4], 'rate:tokens', tostring(tokens - 1), 'rate:at', ARGV[3])
+end
 if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis.error_reply('STORE:PIN_LOCKED') end
 -- History (issue 13): the point goes to the history stream, which the persisters drain into
 -- PostgreSQL; persisted entries are deleted, so its length plus the points bulk entries hold
@@ -112,7 +127,7 @@ local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, 
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
 -- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
-for i = 17, #ARGV, 4 do
+for i = 18, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
   if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
