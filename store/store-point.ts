@@ -35,6 +35,8 @@ export interface StorePointInput {
   fromDevice: boolean;
   /** A device's own values a second by its owner's plan (DESIGN §11); absent or null: no limit. */
   devicePerSecond?: number | null;
+  /** The least time between two notifications of one threshold rule for the device (ms; DESIGN §11: a minute); absent: none. */
+  notifyIntervalMs?: number;
   wakeTtlS: number;
   /** Threshold rules the value decides (their edge state, and what an edge writes to the outbox). */
   ruleStates: RuleEdge[];
@@ -113,6 +115,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       COMMANDS_PER_DEVICE,
       ...deviceEventRoute,
       input.devicePerSecond ? String(input.devicePerSecond) : '',
+      input.notifyIntervalMs ?? 0,
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];

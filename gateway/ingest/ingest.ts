@@ -60,6 +60,8 @@ export interface IngestDeps {
   topicRoot: string;
   /** Where a device whose command could not be published is scheduled for the resender (keys.unsentCommands, gateway/command-resender.ts). */
   unsentCommands: string;
+  /** The least time between two notifications of one threshold rule for one device (THRESHOLD_NOTIFY_INTERVAL_S). */
+  notifyIntervalMs: number;
   /** The history stream each point is appended to, and how many unpersisted points it may hold. */
   historyStream: string;
   historyStreamMax: number;
@@ -197,6 +199,7 @@ export function createIngest(deps: IngestDeps) {
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
         devicePerSecond: input.devicePerSecond ?? null,
+        notifyIntervalMs: deps.notifyIntervalMs,
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
         outbox: deps.outbox,

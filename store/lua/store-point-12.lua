@@ -9,7 +9,8 @@
 --       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
 --       kept (s), 13 how many records a device keeps, 14–16 where the device's events are published
 --       (lib/device-events.lua), 17 the device's values a second by its owner's plan ('' for no limit),
---       18.. quadruples per threshold rule: see the alarm block at the end
+--       18 the least time between two notifications of one rule for this device (ms),
+--       19.. quadruples per threshold rule: see the alarm block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
@@ -126,8 +127,9 @@ local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, 
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
--- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents.
-for i = 18, #ARGV, 4 do
+-- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents; a `notification`
+-- intent at most once in ARGV[18] per rule and device (field `notified:{ruleId}`, the value's ms).
+for i = 19, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
   if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
@@ -139,7 +141,17 @@ for i = 18, #ARGV, 4 do
     intents = ARGV[i + 3]
   end
   if intents ~= '' then
-    for _, intent in ipairs(cjson.decode(intents)) do redis.call('XADD', KEYS[9], '*', 'type', intent[1], 'payload', intent[2]) end
+    for _, intent in ipairs(cjson.decode(intents)) do
+      -- A rule's notification for this device at most once in ARGV[18] (DESIGN §11: a minute): a
+      -- crossing sooner after the last one notified still moves the alarm, and notifies nobody.
+      local write = true
+      if intent[1] == 'notification' then
+        local field = 'notified:' .. ARGV[i]
+        local last = tonumber(redis.call('HGET', KEYS[6], field) or '')
+        if last and tonumber(ARGV[3]) - last < tonumber(ARGV[18]) then write = false else redis.call('HSET', KEYS[6], field, ARGV[3]) end
+      end
+      if write then redis.call('XADD', KEYS[9], '*', 'type', intent[1], 'payload', intent[2]) end
+    end
   end
 end
 return result

@@ -125,3 +125,18 @@ test('an imported past reading fires no threshold rule and leaves the live edge 
   }, 10_000);
   expect(fired.map((n) => n.message)).toEqual(['value 80']);
 });
+
+test("a rule's threshold notification for a device comes at most once a minute, however often the value crosses", async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  await addRule({ deviceId: device.id, pin: 2, condition: 'gt', threshold: 50 });
+  const client = await connectAs(device);
+  for (const value of ['80', '10', '81', '11', '82']) await client.publishAsync(`${root()}/${device.id}/pin/V2`, value, { qos: 1 });
+  // The last crossing is stored (and judged) once its value is the latest.
+  await eventually(async () => {
+    const latest = await stack.request('GET', `/api/v1/data/${device.id}/2/latest`, { token: owner.token });
+    expect(latest.body.data?.value).toBe('82');
+  }, 10_000);
+  await sleep(1500);
+  const fired = await notificationsOf(device.id, 'threshold');
+  expect(fired.map((n) => n.message)).toEqual(['value 80']);
+});

@@ -12,7 +12,8 @@ const sockets: ClientSocket[] = [];
 const devices: mqtt.MqttClient[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ nodes: 2, worker: true });
+  // Every crossing notifies here (not once a minute: test/ingest/twin-correctness.test.ts), so the edges show.
+  stack = await startStack({ nodes: 2, worker: true, overrides: { THRESHOLD_NOTIFY_INTERVAL_S: '0' } });
   owner = await registerUser(stack.request);
   // A device per test: more than the free plan's quota of 10 (docs/limits.md).
   await setPlan(stack.request, owner, 'pro');
