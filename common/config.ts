@@ -67,6 +67,11 @@ export const configSchema = z.object({
   MQTT_INGEST_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(20),
   /** How long a device value over MQTT waits for others to be stored together with it (gateway/mqtt/shared-beat.ts). */
   INGEST_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * A device within its plan's value rate may send this many seconds' worth at once (DESIGN §11,
+   * docs/limits.md): what it buffered through an outage or its own offline time, when it comes back.
+   */
+  DEVICE_VALUES_BURST_S: z.coerce.number().min(1).max(86_400).default(120),
   /** A threshold rule notifies about one device at most once in this many seconds (DESIGN §11: 60; 0: every crossing). */
   THRESHOLD_NOTIFY_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(60),
   /** The largest MQTT packet the service takes or sends (MQTT 5 Maximum Packet Size); the broker configs refuse larger ones too (docs/limits.md). */

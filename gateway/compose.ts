@@ -132,6 +132,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     topicRoot: config.MQTT_TOPIC_ROOT,
     unsentCommands: keys.unsentCommands(config.TEMPORAL_TASK_QUEUE),
     notifyIntervalMs: config.THRESHOLD_NOTIFY_INTERVAL_S * 1000,
+    deviceBurstS: config.DEVICE_VALUES_BURST_S,
     historyStream,
     historyStreamMax: config.HISTORY_STREAM_MAX,
   });

@@ -33,8 +33,8 @@ export interface StorePointInput {
   /** A write toward the device: honours pin locks, and is kept for the device when it is not online. */
   towardDevice: boolean;
   fromDevice: boolean;
-  /** A device's own values a second by its owner's plan (DESIGN §11); absent or null: no limit. */
-  devicePerSecond?: number | null;
+  /** A device's own values a second by its owner's plan (DESIGN §11) and the burst it may send at once; absent or null: no limit. */
+  deviceRate?: { perSecond: number; burst: number } | null;
   /** The least time between two notifications of one threshold rule for the device (ms; DESIGN §11: a minute); absent: none. */
   notifyIntervalMs?: number;
   wakeTtlS: number;
@@ -114,7 +114,7 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       COMMAND_KEEP_S,
       COMMANDS_PER_DEVICE,
       ...deviceEventRoute,
-      input.devicePerSecond ? String(input.devicePerSecond) : '',
+      input.deviceRate ? `${input.deviceRate.perSecond},${input.deviceRate.burst}` : '',
       input.notifyIntervalMs ?? 0,
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],

@@ -60,6 +60,8 @@ export interface IngestDeps {
   topicRoot: string;
   /** Where a device whose command could not be published is scheduled for the resender (keys.unsentCommands, gateway/command-resender.ts). */
   unsentCommands: string;
+  /** How many seconds' worth of values a device may send at once within its rate (DEVICE_VALUES_BURST_S). */
+  deviceBurstS: number;
   /** The least time between two notifications of one threshold rule for one device (THRESHOLD_NOTIFY_INTERVAL_S). */
   notifyIntervalMs: number;
   /** The history stream each point is appended to, and how many unpersisted points it may hold. */
@@ -198,7 +200,7 @@ export function createIngest(deps: IngestDeps) {
         historyStreamMax: deps.historyStreamMax,
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
-        devicePerSecond: input.devicePerSecond ?? null,
+        deviceRate: input.devicePerSecond ? { perSecond: input.devicePerSecond, burst: input.devicePerSecond * deps.deviceBurstS } : null,
         notifyIntervalMs: deps.notifyIntervalMs,
         wakeTtlS: WAKE_TTL_S,
         ruleStates,

@@ -8,7 +8,8 @@
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command record, queued, without its
 --       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
 --       kept (s), 13 how many records a device keeps, 14–16 where the device's events are published
---       (lib/device-events.lua), 17 the device's values a second by its owner's plan ('' for no limit),
+--       (lib/device-events.lua), 17 the device's values a second by its owner's plan and the burst it
+--       may send at once, `rate,burst` ('' for no limit),
 --       18 the least time between two notifications of one rule for this device (ms),
 --       19.. quadruples per threshold rule: see the alarm block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
@@ -23,13 +24,15 @@ local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
 -- A device's own values within its owner's plan rate (DESIGN §11): a token bucket in its state hash,
--- refilled at ARGV[17] a second up to two seconds' worth, so values paced within the rate are never
--- refused; an empty bucket refuses the value (dropped and counted by the caller).
+-- refilled at the rate up to the burst, so values sent within the rate are never refused, even when
+-- they arrive together (a backlog the broker kept through an outage, a device's own buffer); an
+-- empty bucket refuses the value (dropped and counted by the caller).
 if ARGV[7] == '1' and ARGV[17] ~= '' then
-  local rate = tonumber(ARGV[17])
+  local rateText, burstText = string.match(ARGV[17], '^([^,]+),([^,]+)$')
+  local rate = tonumber(rateText)
   local nowMs = tonumber(ARGV[3])
   local bucket = redis.call('HMGET', KEYS[4], 'rate:tokens', 'rate:at')
-  local capacity = rate * 2
+  local capacity = tonumber(burstText)
   local tokens = tonumber(bucket[1]) or capacity
   local last = tonumber(bucket[2]) or nowMs
   tokens = math.min(capacity, tokens + math.max(0, nowMs - last) * rate / 1000)

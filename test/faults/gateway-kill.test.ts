@@ -9,6 +9,7 @@ import mqtt from 'mqtt';
 import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
+import { missingAfterDrain, notYetStored } from '../helpers/stored-values';
 import { eventually, sleep } from '../helpers/wait';
 
 const DEVICES = 50;
@@ -47,20 +48,6 @@ async function gatewayNode(nodeId: string, credentialKey: string): Promise<Gatew
   return node;
 }
 
-/** `deviceId:value` of every acknowledged value that history does not hold (yet). */
-async function notYetStored(devices: Array<{ id: string }>, acknowledged: number[][]): Promise<string[]> {
-  const lost: string[] = [];
-  await Promise.all(
-    devices.map(async (d, i) => {
-      const res = await stack.request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 600_000).toISOString()}`, {
-        token: owner.token,
-      });
-      const stored = new Set((res.body.data.points as Array<{ value: number }>).map((p) => p.value));
-      for (const n of acknowledged[i]!) if (!stored.has(n)) lost.push(`${d.id}:${n}`);
-    }),
-  );
-  return lost;
-}
 
 test('every value the broker acknowledged while a node was killed and restarted is stored', async () => {
   const projectId = (await createProject(stack.request, owner)).id;
@@ -101,14 +88,7 @@ test('every value the broker acknowledged while a node was killed and restarted 
   // The restarted node drains its sessions' backlog (thousands of values on a loaded machine, so
   // no fixed deadline): wait while the count of values not yet stored keeps falling, and fail
   // when it has stood still for STALL_MS.
-  let missing = await notYetStored(devices, acknowledged);
-  let lastProgress = Date.now();
-  while (missing.length > 0 && Date.now() - lastProgress < STALL_MS) {
-    await sleep(1000);
-    const now = await notYetStored(devices, acknowledged);
-    if (now.length < missing.length) lastProgress = Date.now();
-    missing = now;
-  }
+  const missing = await missingAfterDrain(() => notYetStored(stack.request, owner, devices, acknowledged), STALL_MS);
   expect(missing).toEqual([]);
   console.log(`gateway kill: ${total()} values acknowledged by the broker to ${DEVICES} devices (${atKill} before the kill, ${atRestart - atKill} while the node was down), all stored`);
   await node.stop();

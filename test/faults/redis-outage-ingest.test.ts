@@ -8,6 +8,7 @@ import { setPlan } from '../external/fixtures';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
+import { missingAfterDrain, notYetStored } from '../helpers/stored-values';
 import { eventually, sleep } from '../helpers/wait';
 import type mqtt from 'mqtt';
 
@@ -34,20 +35,6 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-/** How many of each device's acknowledged values history holds, and which are missing. */
-async function notYetStored(devices: Array<{ id: string }>, acknowledged: number[][]): Promise<string[]> {
-  const lost: string[] = [];
-  await Promise.all(
-    devices.map(async (d, i) => {
-      const res = await stack.request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 900_000).toISOString()}`, {
-        token: owner.token,
-      });
-      const stored = new Set((res.body.data.points as Array<{ value: number }>).map((p) => p.value));
-      for (const n of acknowledged[i]!) if (!stored.has(n)) lost.push(`${d.id}:${n}`);
-    }),
-  );
-  return lost;
-}
 
 test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is stored, and ingest resumes within 10 s', async () => {
   const projectId = (await createProject(stack.request, owner)).id;
@@ -95,14 +82,7 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
   publishing = false;
   await Promise.all(publishers);
 
-  let missing = await notYetStored(devices, acknowledged);
-  let lastProgress = Date.now();
-  while (missing.length > 0 && Date.now() - lastProgress < STALL_MS) {
-    await sleep(1000);
-    const now = await notYetStored(devices, acknowledged);
-    if (now.length < missing.length) lastProgress = Date.now();
-    missing = now;
-  }
+  const missing = await missingAfterDrain(() => notYetStored(stack.request, owner, devices, acknowledged), STALL_MS);
   expect(missing).toEqual([]);
   expect((await stack.request('GET', '/readyz')).status).toBe(200);
   console.log(`redis outage: ${total()} values acknowledged to ${DEVICES} devices (${atStop} by the end of the outage), all stored; ingest resumed ${resumedMs} ms after Redis`);

@@ -17,7 +17,8 @@ let deviceId: string;
 const deviceClients: mqtt.MqttClient[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ nodes: 2, worker: true });
+  // Every crossing notifies here (not once a minute: test/ingest/twin-correctness.test.ts), so each rule change shows.
+  stack = await startStack({ nodes: 2, worker: true, overrides: { THRESHOLD_NOTIFY_INTERVAL_S: '0' } });
   connection = await Connection.connect({ address: stack.config.TEMPORAL_ADDRESS as string });
   twins = createTwinClient({
     client: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),

@@ -1,7 +1,8 @@
 /**
- * A device's values beyond its owner's plan rate are dropped and counted (DESIGN §11): a free
- * device bursting 100 values keeps about two seconds' worth; values paced within the rate are
- * never lost; a pro owner's device takes a burst the free one cannot.
+ * A device's values beyond its owner's plan rate are dropped and counted (DESIGN §11). With a
+ * burst of two seconds' worth (DEVICE_VALUES_BURST_S=2 here; 120 by default), a free device
+ * bursting 100 values keeps about two seconds' worth; values paced within the rate are never
+ * lost; a pro owner's device takes a burst the free one cannot.
  */
 import { setPlan } from '../external/fixtures';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
@@ -13,7 +14,7 @@ let free: TestUser;
 let pro: TestUser;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ overrides: { DEVICE_VALUES_BURST_S: '2' } });
   free = await registerUser(stack.request);
   pro = await registerUser(stack.request);
   await setPlan(stack.request, pro, 'pro');
