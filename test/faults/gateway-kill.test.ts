@@ -25,7 +25,7 @@ beforeAll(async () => {
   stack = await startStack();
   owner = await registerUser(stack.request);
   // 50 devices: more than the free plan's quota (docs/limits.md).
-  await setPlan(stack.request, owner, 'pro');
+  await setPlan(stack.request, owner, 'enterprise');
 }, 60_000);
 
 afterAll(async () => {

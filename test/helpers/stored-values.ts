@@ -8,6 +8,7 @@ export async function notYetStored(request: Request, owner: TestUser, devices: A
   await Promise.all(
     devices.map(async (d, i) => {
       const res = await request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 900_000).toISOString()}`, { token: owner.token });
+      if (res.status !== 200) throw new Error(`history of ${d.id} not read: ${res.status} ${res.text}`);
       const stored = new Set((res.body.data.points as Array<{ value: number }>).map((p) => p.value));
       for (const n of acknowledged[i]!) if (!stored.has(n)) lost.push(`${d.id}:${n}`);
     }),
@@ -16,6 +17,9 @@ export async function notYetStored(request: Request, owner: TestUser, devices: A
 }
 
 /**
+ * Each look reads every device's history (one management request each), every 2 s: the test's
+ * owner needs a plan whose management rate takes that (pro's 1,200 a minute: 20 devices).
+ *
  * Waits while the count of acknowledged values not yet stored keeps falling (a backlog of
  * thousands on a loaded machine has no fixed deadline), and returns what is still missing once it
  * has stood still for `stallMs`: [] when every value is stored.
@@ -24,7 +28,7 @@ export async function missingAfterDrain(check: () => Promise<string[]>, stallMs:
   let missing = await check();
   let lastProgress = Date.now();
   while (missing.length > 0 && Date.now() - lastProgress < stallMs) {
-    await sleep(1000);
+    await sleep(2000);
     const now = await check();
     if (now.length < missing.length) lastProgress = Date.now();
     missing = now;
