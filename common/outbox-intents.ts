@@ -96,8 +96,9 @@ const widgetLock = z.object({
 });
 
 /**
- * A device's status or info messages merged in one window (store/lua/lib/twin-messages.lua): due at
- * the window's end (`dueMs`), it tells the twin what is held then.
+ * A device's status or info messages, merged (store/lua/lib/twin-messages.lua): one outstanding per
+ * device and kind, due at `dueMs` (at once, or when the last one's window ends), it tells the twin
+ * what is merged then (payloads: twinStatusPayload, twinInfoPayload).
  */
 const twinHeld = z.object({
   deviceId: z.string().min(1),
@@ -107,8 +108,6 @@ const twinHeld = z.object({
 });
 
 const intentSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('twin-status'), payload: twinStatusPayload }),
-  z.object({ type: z.literal('twin-info'), payload: twinInfoPayload }),
   z.object({ type: z.literal('twin-held'), payload: twinHeld }),
   z.object({ type: z.literal('device-token'), payload: deviceToken }),
   z.object({ type: z.literal('widget-lock'), payload: widgetLock }),

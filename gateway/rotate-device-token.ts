@@ -45,8 +45,8 @@ export interface TokenRotationDeps {
  *    the token again and commits it (retried until the broker confirms, across restarts).
  * 3. Redis commits the staged token (hash, lookup key, last 4) and the intent goes. Redis failing
  *    here: the broker has the new token already, so the caller gets it and the intent commits it.
- * When the broker took it at once, the twin is told the session was dropped (a `twin-status`
- * offline through the outbox).
+ * When the broker took it at once, the twin is told the session was dropped (a status `offline`
+ * through the outbox).
  */
 export function createTokenRotation(deps: TokenRotationDeps) {
   const { devices, broker, redis, logger } = deps;

@@ -16,8 +16,8 @@ export type TwinMessage =
 
 /**
  * Writes a device's message for its twin to the outbox, in the device's shard of `outbox` (its
- * projectId added by the script), at most one a second of each kind: later ones in that second are
- * merged and go with one `twin-held` intent at the second's end (store/lua/lib/twin-messages.lua).
+ * projectId added by the script): merged with what is not told yet, and told by one `twin-held`
+ * intent at a time, at most one a second of each kind (store/lua/lib/twin-messages.lua).
  * False when the device is gone. Once this resolves the twin will be told, whatever happens to
  * Temporal or this node.
  */
@@ -34,7 +34,7 @@ export async function writeTwinMessage(redis: Redis, outbox: string, message: Tw
 /** What a `twin-held` intent carries to the twin when it comes due: the messages merged in its window. */
 export function createHeldTwinMessages(redis: Redis) {
   return {
-    /** The held message of `kind` as stored (the JSON of a twin-status or twin-info payload), or null. */
+    /** The merged message of `kind` as stored (a twinStatusPayload or twinInfoPayload JSON), or null. */
     async read(deviceId: string, kind: 'status' | 'info'): Promise<string | null> {
       return redis.hget(keys.deviceState(deviceId), `msg:${kind}`);
     },

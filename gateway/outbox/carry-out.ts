@@ -37,8 +37,8 @@ function unlessEnding(err: unknown): void {
  * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
  * - alarm-edge: the twin drops an edge it already has (by the edge's id);
  * - twin-online: activity the twin already has changes nothing (the mirror was written ahead);
- * - twin-status, twin-info, twin-held: a status at or before the twin's own change changes
- *   nothing, and info fields it holds already are no change;
+ * - twin-held: tells what is merged now (a status at or before the twin's own change changes
+ *   nothing, info fields it holds already are no change), once per device and kind at a time;
  * - device-token, widget-lock (compensations, due some seconds after they were written): each
  *   acts on the state it reads then (a token still staged, the widget as stored);
  * - device-retire: the twin ends (a missing one is fine), the broker account and role go (a
@@ -74,12 +74,6 @@ export function carryOutIntents({ notification, twins, broker, history, tokens, 
         await twins.activity(deviceId, projectId, at, pin, { ahead: true });
         return;
       }
-      case 'twin-status':
-        await tellStatus(intent.payload);
-        return;
-      case 'twin-info':
-        await tellInfo(intent.payload);
-        return;
       case 'twin-held': {
         const { deviceId, kind, dueMs } = intent.payload;
         requireDue(dueMs);

@@ -1,13 +1,13 @@
 -- tellTwin(stateKey, stream, kind, message, now, windowMs): a device's `status` or `info` message
--- for its twin, at most one a window (a second) each (DESIGN §11). `message` is the intent's
--- payload as a table (deviceId, projectId, at, and `status`/`reason` or `info`). The first of a
--- window is written at once as its intent (twin-status, twin-info); later ones in the window are
--- merged (info: field by field; status: the last wins) into `msg:{kind}` of the device's state
--- hash, and one `twin-held` intent, due when the window ends, carries what was merged then
--- (gateway/outbox/carry-out.ts). The window after a held intent starts when it is due.
--- Fields of the state hash: msg:{kind} (held JSON), msg:{kind}:until (ms), msg:{kind}:held
--- ('1' while a twin-held intent is written), msg:status:last (the last status told or held).
--- Needs lib/outbox.lua. Returns the intent's entry id, or 'merged' when held for the window's end.
+-- for its twin, at most one signal a window (a second) each (DESIGN §11). `message` is the payload
+-- as a table (deviceId, projectId, at, and `status`/`reason` or `info`). Messages are merged
+-- (info: field by field; status: the last wins) into `msg:{kind}` of the device's state hash, and
+-- one `twin-held` intent at a time carries what is merged when it is carried out
+-- (gateway/outbox/carry-out.ts): due at once when the last window has ended, else when it ends.
+-- One intent at a time keeps the twin told in order: no older message can overtake a newer one.
+-- Fields of the state hash: msg:{kind} (merged JSON), msg:{kind}:held ('1' while its intent is
+-- outstanding), msg:{kind}:until (ms: when the next intent may come due), msg:status:last (the
+-- last status held). Needs lib/outbox.lua. Returns the intent's entry id, or 'merged'.
 local function tellTwin(stateKey, stream, kind, message, now, windowMs)
   local field = 'msg:' .. kind
   local heldJson = redis.call('HGET', stateKey, field)
@@ -18,14 +18,9 @@ local function tellTwin(stateKey, stream, kind, message, now, windowMs)
     message = held
   end
   if kind == 'status' then redis.call('HSET', stateKey, 'msg:status:last', message.status) end
-  local untilMs = tonumber(redis.call('HGET', stateKey, field .. ':until') or '0')
-  if now >= untilMs then
-    redis.call('HSET', stateKey, field .. ':until', now + windowMs)
-    redis.call('HDEL', stateKey, field)
-    return writeIntent(stream, kind == 'status' and 'twin-status' or 'twin-info', cjson.encode(message))
-  end
   redis.call('HSET', stateKey, field, cjson.encode(message))
   if redis.call('HEXISTS', stateKey, field .. ':held') == 1 then return 'merged' end
-  redis.call('HSET', stateKey, field .. ':held', '1', field .. ':until', untilMs + windowMs)
-  return writeIntent(stream, 'twin-held', cjson.encode({deviceId = message.deviceId, projectId = message.projectId, kind = kind, dueMs = untilMs}))
+  local due = math.max(now, tonumber(redis.call('HGET', stateKey, field .. ':until') or '0'))
+  redis.call('HSET', stateKey, field .. ':held', '1', field .. ':until', due + windowMs)
+  return writeIntent(stream, 'twin-held', cjson.encode({deviceId = message.deviceId, projectId = message.projectId, kind = kind, dueMs = due}))
 end
