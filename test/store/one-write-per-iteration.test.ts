@@ -37,14 +37,16 @@ test("an iteration's commands leave in one write, in order, and the next iterati
 test('commands issued by separate callbacks of one iteration share one write', async () => {
   const key = `test-one-write:${randomUUID()}`;
   const writes = countWrites();
-  // Two timers due together run in one timers phase, each a callback of its own (as two HTTP requests read in one poll phase are).
+  // Two immediates queued together run in one check phase, each a callback of its own (as two HTTP
+  // requests read in one poll phase are). Not two timers: on a loaded machine two 1 ms timers made a
+  // millisecond apart can fall in two iterations, and the test then failed with the product right.
   const pushed = await new Promise<number[]>((resolve, reject) => {
     const replies: Promise<number>[] = [];
-    setTimeout(() => replies.push(redis.rpush(key, 'first')), 1);
-    setTimeout(() => {
+    setImmediate(() => replies.push(redis.rpush(key, 'first')));
+    setImmediate(() => {
       replies.push(redis.rpush(key, 'second'));
       Promise.all(replies).then(resolve, reject);
-    }, 1);
+    });
   });
   expect(pushed).toEqual([1, 2]);
   expect(writes()).toBe(1);
