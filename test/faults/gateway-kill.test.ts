@@ -9,8 +9,8 @@ import mqtt from 'mqtt';
 import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
-import { missingAfterDrain, notYetStored } from '../helpers/stored-values';
-import { eventually, sleep } from '../helpers/wait';
+import { missingAfterDrain, notYetStored, publishCounting } from '../helpers/stored-values';
+import { eventually } from '../helpers/wait';
 
 const DEVICES = 50;
 /** How long the count of values not yet stored may stand still before the test calls them lost. */
@@ -62,17 +62,9 @@ test('every value the broker acknowledged while a node was killed and restarted 
   const credentialKey = randomBytes(32).toString('hex');
   let node = await gatewayNode(nodeId, credentialKey);
 
-  // Each device publishes 1, 2, 3, ... on V1 at QoS 1; a value counts once the broker acknowledged it.
-  const acknowledged: number[][] = devices.map(() => []);
-  let publishing = true;
-  const publishers = devices.map(async (d, i) => {
-    for (let n = 1; publishing; n += 1) {
-      await clients[i]!.publishAsync(`${stack.config.MQTT_TOPIC_ROOT}/${d.id}/pin/V1`, String(n), { qos: 1 });
-      acknowledged[i]!.push(n);
-      await sleep(25);
-    }
-  });
-  const total = () => acknowledged.reduce((sum, a) => sum + a.length, 0);
+  // Each device publishes 1, 2, 3, ... on V1 (publishCounting) at QoS 1; a value counts once the broker acknowledged it.
+  const publishing = publishCounting(clients, devices, stack.config.MQTT_TOPIC_ROOT, 25);
+  const { acknowledged, total } = publishing;
 
   await eventually(() => expect(total()).toBeGreaterThan(500), 20_000);
   node.child.kill('SIGKILL');
@@ -82,8 +74,7 @@ test('every value the broker acknowledged while a node was killed and restarted 
   node = await gatewayNode(nodeId, credentialKey);
   const atRestart = total();
   await eventually(() => expect(total()).toBeGreaterThan(atRestart + 200), 20_000);
-  publishing = false;
-  await Promise.all(publishers);
+  await publishing.stop();
 
   // The restarted node drains its sessions' backlog (thousands of values on a loaded machine, so
   // no fixed deadline): wait while the count of values not yet stored keeps falling, and fail

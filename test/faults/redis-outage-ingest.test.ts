@@ -8,7 +8,7 @@ import { setPlan } from '../external/fixtures';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
-import { missingAfterDrain, notYetStored } from '../helpers/stored-values';
+import { missingAfterDrain, notYetStored, publishCounting } from '../helpers/stored-values';
 import { eventually, sleep } from '../helpers/wait';
 import type mqtt from 'mqtt';
 import { keys } from '../../common/redis-keys';
@@ -42,17 +42,9 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
   const devices = await Promise.all(Array.from({ length: DEVICES }, (_, i) => createDevice(stack.request, owner, projectId, `meter-${i}`)));
   for (const d of devices) clients.push(await connectAsDevice(stack.config.MQTT_URL, d));
 
-  // Each device publishes 1, 2, 3, ... on V1, 5 a second at QoS 1; a value counts once the broker acknowledged it.
-  const acknowledged: number[][] = devices.map(() => []);
-  let publishing = true;
-  const publishers = devices.map(async (d, i) => {
-    for (let n = 1; publishing; n += 1) {
-      await clients[i]!.publishAsync(`${stack.config.MQTT_TOPIC_ROOT}/${d.id}/pin/V1`, String(n), { qos: 1 });
-      acknowledged[i]!.push(n);
-      await sleep(200);
-    }
-  });
-  const total = () => acknowledged.reduce((sum, a) => sum + a.length, 0);
+  // Each device publishes 1, 2, 3, ... on V1 (publishCounting), 5 a second at QoS 1; a value counts once the broker acknowledged it.
+  const publishing = publishCounting(clients, devices, stack.config.MQTT_TOPIC_ROOT, 200);
+  const { acknowledged, total } = publishing;
   await eventually(() => expect(total()).toBeGreaterThan(200), 20_000);
 
   await redis.stop();
@@ -76,8 +68,7 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
   const resumedMs = Date.now() - restartedAt;
   expect(resumedMs).toBeLessThan(10_000);
   await eventually(() => expect(total()).toBeGreaterThan(atStop + 100), 20_000);
-  publishing = false;
-  await Promise.all(publishers);
+  await publishing.stop();
 
   const missing = await missingAfterDrain(() => notYetStored(stack.request, owner, devices, acknowledged), STALL_MS);
   expect(missing).toEqual([]);

@@ -1,3 +1,4 @@
+import type { MqttClient } from 'mqtt';
 import type { TestUser } from './fixtures';
 import type { Request } from './http';
 import { sleep } from './wait';
@@ -36,4 +37,28 @@ export async function missingAfterDrain(check: () => Promise<string[]>, stallMs:
     await sleep(2000);
   }
   return missing ?? (await check());
+}
+
+/**
+ * Each client publishes 1, 2, 3, ... on its device's V1 at QoS 1, `gapMs` apart, until `stop()`;
+ * a value counts in `acknowledged` once the broker acknowledged it.
+ */
+export function publishCounting(clients: MqttClient[], devices: Array<{ id: string }>, topicRoot: string, gapMs: number) {
+  const acknowledged: number[][] = devices.map(() => []);
+  let publishing = true;
+  const publishers = devices.map(async (d, i) => {
+    for (let n = 1; publishing; n += 1) {
+      await clients[i]!.publishAsync(`${topicRoot}/${d.id}/pin/V1`, String(n), { qos: 1 });
+      acknowledged[i]!.push(n);
+      await sleep(gapMs);
+    }
+  });
+  return {
+    acknowledged,
+    total: (): number => acknowledged.reduce((sum, a) => sum + a.length, 0),
+    async stop(): Promise<void> {
+      publishing = false;
+      await Promise.all(publishers);
+    },
+  };
 }
