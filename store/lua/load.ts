@@ -9,8 +9,14 @@ import { isStoreErrorCode, StoreError } from '../errors';
  * count (`store-point-12.lua`: 12 KEYS), or `-n` when the keys it touches are not fixed by the file
  * (the count varies with the call, or keys are derived inside Redis from data it reads).
  *
- * A script runs by its SHA (EVALSHA) and is sent whole (EVAL) only when Redis does not know it
- * yet (NOSCRIPT: first use, or after a restart), so the hot path sends the body once. Not ioredis
+ * A script runs by its SHA (EVALSHA) once its connection has run it, and is sent whole (EVAL)
+ * until then, so the hot path sends the body once. Sending EVALSHA first and the body on NOSCRIPT
+ * would reorder calls: a call issued after some body had landed ran at once, ahead of an earlier
+ * call still waiting on its NOSCRIPT (a device's info fields came out older than sent). So a
+ * connection's calls go whole until one has come back, again while the connection is not ready
+ * (the offline queue), and after each reconnect (a restarted Redis has lost its scripts). Left:
+ * with a Redis Cluster the SHAs are known per Cluster, not per master, so the first calls to a
+ * master that has not run a script may still retry out of order. Not ioredis
  * `defineCommand`: in ioredis 6.0.0 a command defined on a connection after an auto-pipeline was
  * opened breaks that pipeline (redis/ioredis#1931), and connections are made in places the store
  * does not own, so they cannot all be defined up front.
@@ -49,6 +55,20 @@ export function scriptSha(name: string): string {
   return createHash('sha1').update(source(`${name}.lua`)).digest('hex');
 }
 
+/** The SHAs each connection (or Cluster) has run since it was last ready. */
+const runBy = new WeakMap<Redis, Set<string>>();
+
+function scriptsRunBy(redis: Redis): Set<string> {
+  let shas = runBy.get(redis);
+  if (!shas) {
+    const fresh = new Set<string>();
+    redis.on('ready', () => fresh.clear());
+    runBy.set(redis, fresh);
+    shas = fresh;
+  }
+  return shas;
+}
+
 /** The runner of `store/lua/<name>.lua`; `name` ends in its key count or `-n`. */
 export function luaScript(name: string): ScriptRunner {
   const count = /-(\d+|n)$/.exec(name)?.[1];
@@ -60,13 +80,19 @@ export function luaScript(name: string): ScriptRunner {
     if (fixedKeys !== null && keyList.length !== fixedKeys) {
       throw new Error(`Lua script ${name} takes ${fixedKeys} keys, got ${keyList.length}`);
     }
+    const run = scriptsRunBy(redis);
     try {
-      try {
-        return await redis.evalsha(sha, keyList.length, ...keyList, ...args);
-      } catch (err) {
-        if (!isNoScript(err)) throw err;
-        return await redis.eval(lua, keyList.length, ...keyList, ...args);
+      if (run.has(sha) && redis.status === 'ready') {
+        try {
+          return await redis.evalsha(sha, keyList.length, ...keyList, ...args);
+        } catch (err) {
+          if (!isNoScript(err)) throw err;
+          run.delete(sha);
+        }
       }
+      const reply = await redis.eval(lua, keyList.length, ...keyList, ...args);
+      run.add(sha);
+      return reply;
     } catch (err) {
       throw toStoreError(err);
     }

@@ -30,6 +30,27 @@ describe('the Lua script loader', () => {
     await redis.del(key);
   });
 
+  it("runs a new connection's calls in the order they were issued while Redis learns the script", async () => {
+    // Each call moves the key from i to i + 1: one run out of order leaves a step undone.
+    const key = `test:lua:${randomUUID()}`;
+    await redis.set(key, '0');
+    await redis.script('FLUSH');
+    const node = createRedis(testConfig(), 'test-lua-loader-order');
+    try {
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < 300; i++) {
+        calls.push(compareAndSet(node, [key], [String(i), String(i + 1)]));
+        // One call an iteration: the first replies come back between the calls.
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(await Promise.all(calls)).toEqual(calls.map(() => 1));
+      expect(await redis.get(key)).toBe('300');
+    } finally {
+      await node.quit();
+      await redis.del(key);
+    }
+  });
+
   it('refuses a call with another number of keys than the file name says, before reaching Redis', async () => {
     await expect(compareAndSet(redis, ['one', 'two'], ['a', 'b'])).rejects.toThrow('takes 1 keys, got 2');
   });
