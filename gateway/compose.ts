@@ -99,7 +99,6 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     onlineSlots: config.ONLINE_RELAY_SLOTS,
   });
   metrics.outbox.backlog(() => relays.reduce((sum, relay) => sum + relay.backlog(), 0));
-  const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
   const pointWriter = createPointWriter(historyDb.pool);
   const persisters = await Promise.all(
     historyStreams.map((stream, k) =>
@@ -123,18 +122,14 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   );
   const statusAhead = createStatusAhead({ redis, outbox: twinOutbox });
   const ingest = createIngest({
-    redis,
+    store: stores.ingest,
     mqtt,
     statusAhead,
     rules,
-    outbox,
     logger,
     topicRoot: config.MQTT_TOPIC_ROOT,
-    unsentCommands: keys.unsentCommands(config.TEMPORAL_TASK_QUEUE),
     notifyIntervalMs: config.THRESHOLD_NOTIFY_INTERVAL_S * 1000,
     deviceBurstS: config.DEVICE_VALUES_BURST_S,
-    historyStream,
-    historyStreamMax: config.HISTORY_STREAM_MAX,
   });
   const ingestClients = Array.from({ length: config.MQTT_INGEST_CONNECTIONS }, (_, n) =>
     createMqttSessionClient(config, `dds-gw-${config.NODE_ID}-${n}`, config.MQTT_INGEST_IN_FLIGHT),

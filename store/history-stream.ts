@@ -1,6 +1,7 @@
 import { DependencyUnavailableError } from '../common/errors';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
 import type { StreamPoint } from './pg/persist-points';
 
 /**
@@ -19,6 +20,8 @@ import type { StreamPoint } from './pg/persist-points';
  *   (keys.historyExtra), so the backlog in points is XLEN + that counter.
  */
 export const HISTORY_GROUP = 'persister';
+
+const ACKNOWLEDGE = luaScript('history-ack-2');
 
 export type StreamEntry = [id: string, fields: string[] | null];
 
@@ -108,4 +111,14 @@ export async function streamLag(redis: Redis, stream: string): Promise<{ backlog
   const [length, extra, first] = await Promise.all([redis.xlen(stream), redis.get(keys.historyExtra(stream)), redis.xrange(stream, '-', '+', 'COUNT', 1)]);
   const id = first[0]?.[0];
   return { backlog: length + Number(extra ?? 0), lagSeconds: id ? Math.max(0, (Date.now() - idParts(id)[0]) / 1000) : 0 };
+}
+
+/**
+ * Takes persisted entries off the stream (history-ack-2.lua): acknowledged for the group, deleted,
+ * and each bulk entry's extra points off the backlog counter, once however often it is called.
+ * `acks` pairs each entry id with the points it carries beyond one (`extraPoints`). Returns how
+ * many entries this call deleted.
+ */
+export async function acknowledgePersisted(redis: Redis, stream: string, acks: readonly (string | number)[]): Promise<number> {
+  return Number(await ACKNOWLEDGE(redis, [stream, keys.historyExtra(stream)], [HISTORY_GROUP, ...acks]));
 }

@@ -7,6 +7,7 @@ import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
 import { createDeviceSyncStore } from './device-sync';
 import { createEmailVerificationStore } from './email-verifications';
+import { createIngestStore } from './ingest-store';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
@@ -23,9 +24,11 @@ import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
 /** Every repository over one Redis connection, and pin history over the PostgreSQL pool. */
-export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS'>, credentialKey: string) {
+export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS' | 'HISTORY_STREAM_MAX'>, credentialKey: string) {
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
-  const pinSeries = createPinSeriesStore(redis, pool, keys.historyStream(config.TEMPORAL_TASK_QUEUE));
+  const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
+  const pinSeries = createPinSeriesStore(redis, pool, historyStream);
+  const commands = createCommandStore(redis);
   return {
     users: createUserStore(redis),
     emailVerifications: createEmailVerificationStore(redis),
@@ -38,7 +41,13 @@ export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACC
     rules: createRuleStore(redis, outbox),
     notifications: createNotificationQueries(redis, config.NOTIFICATION_RETENTION_DAYS),
     alarms: createAlarmStore(redis),
-    commands: createCommandStore(redis),
+    commands,
+    ingest: createIngestStore(redis, commands, {
+      historyStream,
+      historyStreamMax: config.HISTORY_STREAM_MAX,
+      outbox,
+      unsentCommands: keys.unsentCommands(config.TEMPORAL_TASK_QUEUE),
+    }),
     sync: createDeviceSyncStore(redis),
     pinSeries,
     pins: createPinStore(redis, pinSeries),

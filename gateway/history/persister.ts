@@ -1,8 +1,6 @@
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import { keys } from '../../common/redis-keys';
-import { extraPoints, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
-import { luaScript } from '../../store/lua/load';
+import { acknowledgePersisted, extraPoints, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { pointRow, type PointRow } from '../../store/pg/persist-points';
 import { HISTORY_BATCH_POINTS, type PointWriter } from './point-writer';
 
@@ -40,7 +38,6 @@ export interface HistoryPersister {
 
 type ReadReply = [string, StreamEntry[]][] | null;
 
-const acknowledge = luaScript('history-ack-2');
 /** Batches in flight at once: the next is read and parsed while the writer has the one before. */
 const MAX_IN_FLIGHT = 2;
 
@@ -100,13 +97,13 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
 
   /**
    * The rows of a batch's points to write (made at once, so the entries and their points die young),
-   * and what history-ack-2.lua needs to acknowledge it afterwards.
+   * and what acknowledgePersisted needs to acknowledge it afterwards.
    */
   function prepare(entries: StreamEntry[]): { rows: PointRow[]; acks: (string | number)[] } {
     const oldestKept = Date.now() - options.retentionDays * 86_400_000;
     const rows: PointRow[] = [];
     // Pairs of entry id and the points it carries beyond one.
-    const acks: (string | number)[] = [HISTORY_GROUP];
+    const acks: (string | number)[] = [];
     let carriedTotal = 0;
     for (const entry of entries) {
       const carried = parseEntry(entry);
@@ -126,7 +123,7 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
 
   async function persist({ rows, acks }: { rows: PointRow[]; acks: (string | number)[] }): Promise<void> {
     await writer.write(rows);
-    await acknowledge(redis, [stream, keys.historyExtra(stream)], acks);
+    await acknowledgePersisted(redis, stream, acks);
   }
 
   // Up to MAX_IN_FLIGHT batches at once: the next batch is read and parsed while PostgreSQL

@@ -63,7 +63,7 @@ function requestReadError(err: RequestReadError): AppError {
 }
 
 /** What each store error means to an HTTP client: the one place store errors become HTTP ones. */
-export const STORE_ERROR_HTTP = {
+const STORE_ERROR_HTTP = {
   DEVICE_GONE: 'DEVICE_NOT_FOUND',
   PIN_LOCKED: 'PIN_LOCKED',
   DEVICE_RATE: 'RATE_LIMIT_EXCEEDED',

@@ -5,21 +5,12 @@ import type { NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
-import type { Redis } from '../../common/redis';
-import { createCommandStore, type StoredCommand } from '../../store/commands';
-import { createPendingCommandStore } from '../../store/pending-commands';
-import { createSchedule } from '../../store/schedule';
 import type { StatusAhead } from '../status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
-import { StoreError } from '../../store/errors';
-import { importPoints, type ImportReading } from '../../store/import-points';
-import { storePoint, type StorePointResult } from '../../store/store-point';
-import { STORE_ERROR_HTTP } from '../http/error-handler';
+import { StoreError, type StoreErrorCode } from '../../store/errors';
+import type { ImportReading, IngestStore, NewCommand, StorePointResult } from '../../store/ingest-store';
 import { ruleEdgeOf } from './alarm-edges';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
-
-/** An app write's command as its store step records it (the step fills in the project). */
-type NewCommand = Omit<StoredCommand, 'projectId'>;
 
 /**
  * Where a value came from: the device itself; an app or API writing toward the device (locks
@@ -48,25 +39,32 @@ export type IngestResult =
   | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean; commandId: string | null }
   | { ok: false; code: IngestRejection };
 
+/**
+ * The store's refusals that answer the value, as ingest results. Any other store error (a full
+ * history stream: HISTORY_BACKLOG) is a failure and is thrown on to the caller's error path.
+ */
+const REFUSALS: Partial<Record<StoreErrorCode, IngestRejection>> = {
+  DEVICE_GONE: 'DEVICE_NOT_FOUND',
+  PIN_LOCKED: 'PIN_LOCKED',
+  DEVICE_RATE: 'RATE_LIMIT_EXCEEDED',
+};
+
+/** What a store error thrown by a step means as an ingest result; undefined when it is a failure to throw on. */
+const refusalOf = (err: unknown): IngestRejection | undefined => (err instanceof StoreError ? REFUSALS[err.code] : undefined);
+
 export interface IngestDeps {
-  redis: Redis;
+  /** Where values, imports and commands are stored (store/ingest-store.ts). */
+  store: IngestStore;
   mqtt: MqttClient;
   /** A value from a device the mirror shows offline shows it online ahead of its twin, and tells the twin (gateway/status-ahead.ts). */
   statusAhead: StatusAhead;
   rules: ThresholdRuleCache;
-  /** The outbox stream a threshold crossing's notification is written to, in the same step as the value. */
-  outbox: string;
   logger: Logger;
   topicRoot: string;
-  /** Where a device whose command could not be published is scheduled for the resender (keys.unsentCommands, gateway/command-resender.ts). */
-  unsentCommands: string;
   /** How many seconds' worth of values a device may send at once within its rate (DEVICE_VALUES_BURST_S). */
   deviceBurstS: number;
   /** The least time between two notifications of one threshold rule for one device (THRESHOLD_NOTIFY_INTERVAL_S). */
   notifyIntervalMs: number;
-  /** The history stream each point is appended to, and how many unpersisted points it may hold. */
-  historyStream: string;
-  historyStreamMax: number;
 }
 
 /**
@@ -127,17 +125,13 @@ function notificationOf(rule: ThresholdRule, value: string, at: string): Notific
  * Callers map the typed result to their own answer.
  */
 export function createIngest(deps: IngestDeps) {
-  const { redis, mqtt, rules, logger } = deps;
+  const { store, mqtt, rules, logger } = deps;
   /** Work the pipeline started and does not wait for (a command's move to sent, showing a device online ahead of its twin). */
   const background = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>): void => {
     background.add(work);
     void work.finally(() => background.delete(work));
   };
-  const pending = createPendingCommandStore(redis);
-  const commands = createCommandStore(redis);
-  const unsent = createSchedule(redis, deps.unsentCommands);
-
   /**
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
    * the broker out of reach (not connected, or no PUBACK within PUBLISH_DEADLINE_MS) the write is
@@ -152,16 +146,15 @@ export function createIngest(deps: IngestDeps) {
       await withDeadline(mqtt.publishAsync(commandTopic(deps.topicRoot, deviceId, pin), value, { qos: 1 }), PUBLISH_DEADLINE_MS);
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err), deviceId, pin }, 'publish to device failed; kept for its twin');
-      await pending.keep(deviceId, pin, value, at, command);
-      await unsent.add(deviceId);
+      await store.keepUnsent(deviceId, pin, value, at, command);
       return false;
     }
     // Sent: a receipt Redis cannot move now stays `queued`, and the answer still says delivered,
     // so the answer does not wait for the move. The move goes out before the answer, on the
     // connection that took the record (so a read after the answer on this node finds it sent).
     track(
-      commands
-        .move(deviceId, command.id, 'sent')
+      store
+        .moveCommand(deviceId, command.id, 'sent')
         .catch((err: unknown) => logger.warn({ err, deviceId, pin, commandId: command.id }, 'command receipt not marked sent')),
     );
     return true;
@@ -172,8 +165,8 @@ export function createIngest(deps: IngestDeps) {
    * device value acknowledged. A device's value usually touches none, and then costs nothing here.
    */
   async function moveCommands(deviceId: string, stored: StorePointResult, at: Date): Promise<void> {
-    if (stored.superseded) await commands.move(deviceId, stored.superseded, 'superseded');
-    if (stored.acknowledged) await commands.move(deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
+    if (stored.superseded) await store.moveCommand(deviceId, stored.superseded, 'superseded');
+    if (stored.acknowledged) await store.moveCommand(deviceId, stored.acknowledged, 'acknowledged', at.toISOString());
   }
 
   async function ingest(input: IngestInput): Promise<IngestResult> {
@@ -191,26 +184,22 @@ export function createIngest(deps: IngestDeps) {
 
     let stored: StorePointResult;
     try {
-      stored = await storePoint(redis, {
+      stored = await store.storePoint({
         deviceId: input.deviceId,
         pin: pin.name,
         value: input.value,
         at,
-        historyStream: deps.historyStream,
-        historyStreamMax: deps.historyStreamMax,
         towardDevice: input.origin === 'app',
         fromDevice: input.origin === 'device',
         deviceRate: input.devicePerSecond ? { perSecond: input.devicePerSecond, burst: input.devicePerSecond * deps.deviceBurstS } : null,
         notifyIntervalMs: deps.notifyIntervalMs,
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
-        outbox: deps.outbox,
         ...(command ? { command } : {}),
       });
     } catch (err) {
-      if (err instanceof StoreError && (err.code === 'DEVICE_GONE' || err.code === 'PIN_LOCKED' || err.code === 'DEVICE_RATE')) {
-        return { ok: false, code: STORE_ERROR_HTTP[err.code] };
-      }
+      const refusal = refusalOf(err);
+      if (refusal) return { ok: false, code: refusal };
       throw err;
     }
 
@@ -256,9 +245,9 @@ export function createIngest(deps: IngestDeps) {
     const valid = checked.flatMap((c) => (typeof c === 'string' ? [] : [c]));
     let stored: { projectId: string };
     try {
-      stored = await importPoints(redis, { deviceId, readings: valid, historyStream: deps.historyStream, historyStreamMax: deps.historyStreamMax });
+      stored = await store.importPoints(deviceId, valid);
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'DEVICE_GONE') return { ok: false, code: 'DEVICE_NOT_FOUND' };
+      if (refusalOf(err) === 'DEVICE_NOT_FOUND') return { ok: false, code: 'DEVICE_NOT_FOUND' };
       throw err;
     }
     const results = checked.map((c): IngestResult =>
@@ -275,7 +264,7 @@ export function createIngest(deps: IngestDeps) {
   };
 
   /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
-  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> => (await commands.move(deviceId, commandId, 'acknowledged')) !== null;
+  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> => (await store.moveCommand(deviceId, commandId, 'acknowledged')) !== null;
 
   return Object.assign(ingest, { drain, importReadings, acknowledge });
 }

@@ -1,3 +1,4 @@
+import type { RedisCommander } from 'ioredis';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { OUTBOX_GROUP, parseIntent, type OutboxIntent } from '../../common/outbox-intents';
@@ -88,6 +89,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   const handleTimeoutMs = options.handleTimeoutMs ?? 5_000;
   const batch = options.batch ?? BATCH;
   const pacer = options.pacer ?? unpaced;
+  // XCLAIM's overloads do not resolve on the union of a connection and a Cluster; both are this one commander.
+  const commands: RedisCommander = redis;
   /** The stream and its group, made once by whichever node comes first (again if Redis lost them). */
   const ensureGroup = () =>
     redis.xgroup('CREATE', stream, OUTBOX_GROUP, '0', 'MKSTREAM').catch((err: unknown) => {
@@ -160,7 +163,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       if ((await slots(1)) === 0) return;
       let claimed: StreamEntry[] = [];
       try {
-        claimed = (await redis.call('XCLAIM', stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
+        claimed = (await commands.xclaim(stream, OUTBOX_GROUP, consumer, retryDelayMs(deliveries, baseMs, maxMs), id)) as StreamEntry[];
       } finally {
         // A claimed id whose entry is gone comes back without fields: nothing is left to do for it.
         claimed = claimed.filter((entry) => entry?.[1]);

@@ -1,22 +1,24 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const LUA = join(ROOT, 'store', 'lua');
+/** The production sources: what ships or runs against the service (the tests of store/ itself may reach into it). */
+const SOURCES = ['common', 'store', 'activities', 'workflows', 'workers', 'gateway', 'scripts', 'bench'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : tsFiles(path);
     return name.endsWith('.ts') ? [path] : [];
   });
 }
 
+const sources = SOURCES.flatMap((dir) => tsFiles(join(ROOT, dir))).map((path) => ({ file: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+
 /** The name of every `luaScript('name')` call in the production sources. */
 function scriptsLoaded(): string[] {
-  const names = ['common', 'store', 'activities', 'gateway', 'workers']
-    .flatMap((dir) => tsFiles(join(ROOT, dir)))
-    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/luaScript\('([a-z0-9-]+)'\)/g)].map((m) => m[1] as string));
+  const names = sources.flatMap(({ text }) => [...text.matchAll(/luaScript\('([a-z0-9-]+)'\)/g)].map((m) => m[1] as string));
   return [...new Set(names)].sort();
 }
 
@@ -35,5 +37,12 @@ describe('Redis scripts', () => {
       const used = [...readFileSync(join(LUA, file), 'utf8').matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1]));
       expect({ file, highest: Math.max(0, ...used) }).toEqual({ file, highest: count });
     }
+  });
+
+  it('live only in .lua files: no TypeScript source holds Lua (redis.call) or sends a script but the loader', () => {
+    // A script written inline calls redis.call / redis.pcall; one sent past the loader calls eval or evalsha.
+    const inline = sources.filter(({ text }) => /\bredis\.p?call\(/.test(text)).map(({ file }) => file);
+    const sent = sources.filter(({ file, text }) => file !== 'store/lua/load.ts' && /\.(eval|evalsha|defineCommand)\(/.test(text)).map(({ file }) => file);
+    expect({ inline, sent }).toEqual({ inline: [], sent: [] });
   });
 });

@@ -6,9 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
-import { HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
+import { acknowledgePersisted, HISTORY_GROUP, parseEntry, streamLag, type StreamEntry } from '../../store/history-stream';
 import { importPoints } from '../../store/import-points';
-import { luaScript } from '../../store/lua/load';
 import { testConfig } from '../harness/config';
 
 let redis: Redis;
@@ -20,8 +19,6 @@ beforeAll(() => {
 afterAll(async () => {
   await redis.quit();
 });
-
-const acknowledge = luaScript('history-ack-2');
 
 async function device(): Promise<string> {
   const deviceId = randomUUID();
@@ -68,8 +65,8 @@ it('takes a bulk entry off the backlog once, however often it is acknowledged', 
   await redis.xadd(stream, '*', 'p', `${Date.now()} ${deviceId} V2 x`);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 11 });
   const acks = (await entries(stream)).flatMap(([id, fields]) => [id, fields?.[0] === 'b' ? 9 : 0]);
-  expect(await acknowledge(redis, [stream, keys.historyExtra(stream)], [HISTORY_GROUP, ...acks])).toBe(2);
-  expect(await acknowledge(redis, [stream, keys.historyExtra(stream)], [HISTORY_GROUP, ...acks])).toBe(0);
+  expect(await acknowledgePersisted(redis, stream, acks)).toBe(2);
+  expect(await acknowledgePersisted(redis, stream, acks)).toBe(0);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 0 });
   expect(Number(await redis.get(keys.historyExtra(stream)))).toBe(0);
   await redis.del(stream, keys.historyExtra(stream), keys.device(deviceId), keys.devicePins(deviceId));
