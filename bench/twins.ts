@@ -38,7 +38,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, DeviceStatusEvent, ServerToClientEvents } from '../common/contracts';
 import { createRedis, type Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import { createTwinClient, type TwinClient } from '../gateway/twin-client';
+import { createTwinClient, type TwinClient } from '../gateway/temporal/twin-client';
 import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';

@@ -17,7 +17,7 @@ import { createThresholdRuleCache } from './ingest/threshold-rules';
 import { brokerCredentialsFromConfig } from './mqtt/broker-credentials';
 import { startMqttBridge } from './mqtt/bridge';
 import { createDeviceRates } from './mqtt/device-rates';
-import { createNotifier } from './notifier';
+import { createNotifier } from './temporal/notifier';
 import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
@@ -25,9 +25,9 @@ import { createHeldTwinMessages } from '../store/twin-messages';
 import { startCommandResender } from './command-resender';
 import { createTokenRotation } from './rotate-device-token';
 import { createWidgetLocks } from './widget-locks';
-import { createStatusAhead } from './status-ahead';
-import { connectTemporal } from './temporal-deadline';
-import { createTwinClient } from './twin-client';
+import { createStatusAhead } from './temporal/status-ahead';
+import { connectTemporal } from './temporal/temporal-deadline';
+import { createTwinClient } from './temporal/twin-client';
 
 /** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
 const OUTBOX_COMMAND_TIMEOUT_MS = 5_000;
@@ -67,7 +67,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const mqtt = createMqttClient(config, `gateway-${nodeId}`);
   mqtt.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
   // A Temporal that refuses connections fails a call after 3 quick attempts (~0.6 s), not the
-  // SDK's default 10 with backoff; slow answers are ended by each call's deadline (twin-client.ts).
+  // SDK's default 10 with backoff; slow answers are ended by each call's deadline (temporal/twin-client.ts).
   const connection = await connectTemporal({
     address: config.TEMPORAL_ADDRESS,
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3 }))],

@@ -7,7 +7,7 @@ import type { CarryOutNow } from './outbox/carry-out-now';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
 import type { TokenRotation } from './rotate-device-token';
-import type { TwinClient } from './twin-client';
+import type { TwinClient } from './temporal/twin-client';
 import type { WidgetLocks } from './widget-locks';
 
 /** What every router is built from. */
@@ -20,7 +20,7 @@ export interface RouteDeps {
   broker: BrokerCredentials;
   /** Takes rooms and sessions away from open Socket.IO connections on every node. */
   revocations: SocketRevocations;
-  /** Hands a notification to Temporal for storage and channel delivery (gateway/notifier.ts). */
+  /** Hands a notification to Temporal for storage and channel delivery (gateway/temporal/notifier.ts). */
   notify: (record: NotificationRecord) => Promise<void>;
   /** Carries out the outbox intents a store step just wrote (what fails stays for the relay). */
   carryOutNow: CarryOutNow;

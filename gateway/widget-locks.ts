@@ -7,7 +7,7 @@ import type { WrittenIntent } from '../common/outbox-intents';
 import { appendIntent } from '../store/outbox';
 import type { Widget, WidgetStore } from '../store/widgets';
 import { settleEntry } from './outbox/carry-out-now';
-import type { TwinClient } from './twin-client';
+import type { TwinClient } from './temporal/twin-client';
 
 /** How long after a lock change began its `widget-lock` intent comes due: longer than any request that changes a lock (each twin call ends within 2 s). */
 const FOLLOW_AFTER_MS = 5_000;

@@ -5,7 +5,7 @@ import type { NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
-import type { StatusAhead } from '../status-ahead';
+import type { StatusAhead } from '../temporal/status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError, type StoreErrorCode } from '../../store/errors';
 import type { ImportReading, IngestStore, NewCommand, StorePointResult } from '../../store/ingest-store';
@@ -56,7 +56,7 @@ export interface IngestDeps {
   /** Where values, imports and commands are stored (store/ingest-store.ts). */
   store: IngestStore;
   mqtt: MqttClient;
-  /** A value from a device the mirror shows offline shows it online ahead of its twin, and tells the twin (gateway/status-ahead.ts). */
+  /** A value from a device the mirror shows offline shows it online ahead of its twin, and tells the twin (gateway/temporal/status-ahead.ts). */
   statusAhead: StatusAhead;
   rules: ThresholdRuleCache;
   logger: Logger;
@@ -206,7 +206,7 @@ export function createIngest(deps: IngestDeps) {
     // The value's pin:update and the write's `command` event went out with the store step.
     const updatedAt = at.toISOString();
     if (stored.wake) {
-      // Shown online ahead of the twin, its signal in the outbox (gateway/status-ahead.ts): no Temporal call per value.
+      // Shown online ahead of the twin, its signal in the outbox (gateway/temporal/status-ahead.ts): no Temporal call per value.
       track(
         deps.statusAhead
           .online(input.deviceId, updatedAt, pin.name)

@@ -8,7 +8,7 @@ import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/m
 import type { Redis } from '../../common/redis';
 import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
-import type { StatusAhead } from '../status-ahead';
+import type { StatusAhead } from '../temporal/status-ahead';
 import { ackOnceHandled } from './acked-once-handled';
 import type { DeviceRates } from './device-rates';
 import { payloadFits } from './message-limits';
@@ -32,7 +32,7 @@ export interface BridgeDeps {
   rates: DeviceRates;
   /** The outbox family a device's status and info messages go to its twin through (keys.onlineOutbox). */
   twinOutbox: string;
-  /** Shows a device online ahead of its twin (reconnect storms, gateway/status-ahead.ts). */
+  /** Shows a device online ahead of its twin (reconnect storms, gateway/temporal/status-ahead.ts). */
   statusAhead: StatusAhead;
   logger: Logger;
   metrics: Metrics;
@@ -119,7 +119,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     const { deviceId } = parsed;
     if (parsed.kind === 'status') {
       const status = statusPayload.safeParse(text.trim());
-      // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/status-ahead.ts).
+      // `online`: one Redis step shows it ahead of the twin and queues the twin's signal (gateway/temporal/status-ahead.ts).
       if (status.success && status.data === 'online') await deps.statusAhead.online(deviceId, at);
       else if (status.success) {
         const reason = isLastWill(packet.properties?.userProperties) ? { reason: 'last will' as const } : {};

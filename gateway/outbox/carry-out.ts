@@ -6,7 +6,7 @@ import type { HeldTwinMessages } from '../../store/twin-messages';
 import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
 import type { TokenRotation } from '../rotate-device-token';
-import type { TwinClient } from '../twin-client';
+import type { TwinClient } from '../temporal/twin-client';
 import type { WidgetLocks } from '../widget-locks';
 import { IntentNotDue, requireDue, type IntentHandler } from './carry-out-now';
 

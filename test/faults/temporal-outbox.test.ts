@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { twinWorkflowId } from '../../common/contracts';
-import { createTwinClient } from '../../gateway/twin-client';
+import { createTwinClient } from '../../gateway/temporal/twin-client';
 import { startTemporal, type TemporalServer } from '../../scripts/dev-servers/temporal';
 import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import mqtt from 'mqtt';
-import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
+import { createTwinClient, type TwinClient } from '../../gateway/temporal/twin-client';
 import { addMember, connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';

@@ -18,7 +18,7 @@ import { createLogger } from '../../common/logger';
 import { createMqttClient, mqttConnected, type MqttClient } from '../../common/mqtt';
 import { createRedis, WORKER_REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
-import { createTwinClient, type TwinClient } from '../../gateway/twin-client';
+import { createTwinClient, type TwinClient } from '../../gateway/temporal/twin-client';
 import { createDeviceStore, newDevice } from '../../store/devices';
 import { createPendingCommandStore } from '../../store/pending-commands';
 import { createProjectStore } from '../../store/projects';

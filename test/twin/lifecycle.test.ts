@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { twinWorkflowId } from '../../common/contracts';
 import { keys } from '../../common/redis-keys';
-import { createTwinClient } from '../../gateway/twin-client';
+import { createTwinClient } from '../../gateway/temporal/twin-client';
 import { addRule, commandSubscriber, createDevice, createTwinTestEnv, eventually, keepCommand, mirror, notificationsOf, type TwinTestEnv } from './helpers';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 

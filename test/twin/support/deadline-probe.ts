@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { executionAsyncId } from 'node:async_hooks';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../../../gateway/temporal-deadline';
-import { createTwinClient } from '../../../gateway/twin-client';
+import { connectTemporal } from '../../../gateway/temporal/temporal-deadline';
+import { createTwinClient } from '../../../gateway/temporal/twin-client';
 
 const hooksOn = async (): Promise<boolean> => (await Promise.resolve().then(() => executionAsyncId())) !== 0;
 

@@ -9,8 +9,8 @@
  * Temporal is not on this path: a storm of reconnects costs Redis round trips, and the outbox relay
  * hands the signals to the twins at the pace Temporal takes them.
  */
-import type { Redis } from '../common/redis';
-import { writeStatusAhead } from '../store/device-mirror';
+import type { Redis } from '../../common/redis';
+import { writeStatusAhead } from '../../store/device-mirror';
 
 export interface StatusAheadDeps {
   redis: Redis;

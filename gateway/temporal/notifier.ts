@@ -1,7 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { notificationWorkflowId, type NotificationRecord } from '../common/contracts';
-import { DependencyUnavailableError } from '../common/errors';
-import { deliverNotification } from '../workflows/notification-delivery';
+import { notificationWorkflowId, type NotificationRecord } from '../../common/contracts';
+import { DependencyUnavailableError } from '../../common/errors';
+import { deliverNotification } from '../../workflows/notification-delivery';
 import { withTemporalDeadline } from './temporal-deadline';
 import { isTemporalDown } from './temporal-down';
 

@@ -12,8 +12,8 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { twinWorkflowId, type DeviceStatus, type PinLock } from '../common/contracts';
-import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '../common/errors';
+import { twinWorkflowId, type DeviceStatus, type PinLock } from '../../common/contracts';
+import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '../../common/errors';
 import { withTemporalDeadline } from './temporal-deadline';
 import { isTemporalDown } from './temporal-down';
 import {
@@ -35,7 +35,7 @@ import {
   type TwinInput,
   type TwinView,
   type UnlockResult,
-} from '../workflows/device-twin';
+} from '../../workflows/device-twin';
 
 export interface TwinClientOptions {
   client: Client | WorkflowClient;
@@ -136,7 +136,7 @@ export function createTwinClient(options: TwinClientOptions) {
 
     /**
      * A message came from a device the mirror shows offline. `pin` is the pin it was for, if any;
-     * `ahead`: the gateway showed it online ahead of the twin (gateway/status-ahead.ts, carried by the outbox).
+     * `ahead`: the gateway showed it online ahead of the twin (gateway/temporal/status-ahead.ts, carried by the outbox).
      */
     activity(deviceId: string, projectId: string, at: string, pin?: string, { ahead = false }: { ahead?: boolean } = {}): Promise<void> {
       const signalArgs: [ActivityInput] = [{ at, ...(pin === undefined ? {} : { pin }), ...(ahead ? { ahead } : {}) }];
