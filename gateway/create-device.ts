@@ -1,6 +1,6 @@
 import { AppError, serviceUnavailable } from '../common/errors';
 import { newDevice, type DeviceWithState } from '../store/devices';
-import { projectQuota } from './quotas';
+import { projectQuota } from './access/quotas';
 import type { RouteDeps } from './route-deps';
 
 /**

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../route-deps';
 import { keyOwnerOf } from './api-key-auth';
 import { notifyBody, notifyForDevice } from './notify';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../common/errors';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../route-deps';
 import { keyOwnerOf } from './api-key-auth';
 import { batch, parsePinPayload, pinNameOf, pinValue, writeBatch, writePin } from './pin-writes';

@@ -11,7 +11,7 @@ import { pinValueText } from '../schemas/pin-value';
 import type { Logger } from '../../common/logger';
 import { connectionNameOf, pubsubClients, type Redis } from '../../common/redis';
 import type { Stores } from '../../store';
-import { deviceAccess, projectAccess } from '../access';
+import { deviceAccess, projectAccess } from '../access/project-access';
 import type { Ingest } from '../ingest/ingest';
 import { handleEvent } from './handle-event';
 import { projectWatches } from './project-watches';

@@ -4,11 +4,11 @@ import { ALARM_SEVERITIES, type Alarm } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
 import type { AlarmChange } from '../../store/alarms';
-import { projectScope } from '../access';
+import { projectScope } from '../access/project-access';
 import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectRecordAccess } from '../resource-access';
+import { projectRecordAccess } from '../access/record-access';
 import type { RouteDeps } from '../route-deps';
 
 export const listQuery = z.object({

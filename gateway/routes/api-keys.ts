@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { userQuota } from '../quotas';
+import { userQuota } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 
 export const createBody = z.object({

@@ -6,7 +6,7 @@ import { publicUser } from '../../store/users';
 import { bearerToken, userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { quotaReport } from '../quotas';
+import { quotaReport } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 
 export const registerBody = z.object({

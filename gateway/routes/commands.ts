@@ -2,11 +2,11 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
 import { commandView, COMMANDS_PER_DEVICE } from '../../store/commands';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectRecordAccess } from '../resource-access';
+import { projectRecordAccess } from '../access/record-access';
 import type { RouteDeps } from '../route-deps';
 
 export const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(COMMANDS_PER_DEVICE).default(20) });

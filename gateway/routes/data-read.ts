@@ -6,7 +6,7 @@ import { AGGREGATES, INTERVALS, type Interval, type Point } from '../../store/pi
 import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../route-deps';
 
 const HOUR_MS = 3_600_000;

@@ -6,7 +6,7 @@ import { userIdOf } from '../http/auth-context';
 import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import { pinValueText } from '../schemas/pin-value';
 import { clientTimestamp } from '../schemas/timestamp';
 import type { IngestResult } from '../ingest/ingest';

@@ -5,7 +5,7 @@ import type { DeviceWithState } from '../../store/devices';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { deviceAccess, projectAccess } from '../access';
+import { deviceAccess, projectAccess } from '../access/project-access';
 import { createDevice } from '../create-device';
 import type { RouteDeps } from '../route-deps';
 

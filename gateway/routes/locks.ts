@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors';
 import { parsePin } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
-import { deviceAccess } from '../access';
+import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../route-deps';
 
 function pinName(raw: string): string {

@@ -4,8 +4,8 @@ import { AppError } from '../../common/errors';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectAccess } from '../access';
-import { projectQuota } from '../quotas';
+import { projectAccess } from '../access/project-access';
+import { projectQuota } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 
 /** Roles that can be given; `owner` belongs to the project's creator alone. */

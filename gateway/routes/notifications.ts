@@ -6,8 +6,8 @@ import type { StoredNotification } from '../../store/notifications';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectScope } from '../access';
-import { projectRecordAccess } from '../resource-access';
+import { projectScope } from '../access/project-access';
+import { projectRecordAccess } from '../access/record-access';
 import type { RouteDeps } from '../route-deps';
 
 const uuid = z.uuid();

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectAccess } from '../access';
-import { userQuota } from '../quotas';
+import { projectAccess } from '../access/project-access';
+import { userQuota } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);

@@ -7,9 +7,9 @@ import type { Role } from '../../common/roles';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
-import { projectAccess } from '../access';
-import { deviceNotInProject, projectRecordAccess } from '../resource-access';
-import { projectQuota } from '../quotas';
+import { projectAccess } from '../access/project-access';
+import { deviceNotInProject, projectRecordAccess } from '../access/record-access';
+import { projectQuota } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AppError } from '../common/errors';
-import { roleAtLeast, type Role } from '../common/roles';
-import type { DeviceWithState } from '../store/devices';
-import type { Stores } from '../store';
-import type { Project } from '../store/projects';
+import { AppError } from '../../common/errors';
+import { roleAtLeast, type Role } from '../../common/roles';
+import type { DeviceWithState } from '../../store/devices';
+import type { Stores } from '../../store';
+import type { Project } from '../../store/projects';
 
 const uuid = z.uuid();
 

@@ -1,7 +1,7 @@
-import { AppError, isAppError, type ErrorCode } from '../common/errors';
-import type { Role } from '../common/roles';
-import type { Stores } from '../store';
-import { projectAccess } from './access';
+import { AppError, isAppError, type ErrorCode } from '../../common/errors';
+import type { Role } from '../../common/roles';
+import type { Stores } from '../../store';
+import { projectAccess } from './project-access';
 
 /**
  * Access to a record that belongs to a project (widget, rule, notification): the project's rules

@@ -1,7 +1,7 @@
-import type { Config, Plan } from '../common/config';
-import { AppError } from '../common/errors';
-import { QUOTA_RESOURCES, quotaOf, type Quota, type QuotaResource } from '../common/quotas';
-import type { Stores } from '../store';
+import type { Config, Plan } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { QUOTA_RESOURCES, quotaOf, type Quota, type QuotaResource } from '../../common/quotas';
+import type { Stores } from '../../store';
 
 /**
  * Which quota a create is checked against (DESIGN §11, docs/limits.md "Quotas"): the plan of the
