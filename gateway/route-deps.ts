@@ -6,9 +6,9 @@ import type { Ingest } from './ingest/ingest';
 import type { CarryOutNow } from './outbox/carry-out-now';
 import type { BrokerCredentials } from './mqtt/broker-credentials';
 import type { SocketRevocations } from './realtime/revocations';
-import type { TokenRotation } from './rotate-device-token';
+import type { TokenRotation } from './devices/rotate-device-token';
 import type { TwinClient } from './temporal/twin-client';
-import type { WidgetLocks } from './widget-locks';
+import type { WidgetLocks } from './devices/widget-locks';
 
 /** What every router is built from. */
 export interface RouteDeps {

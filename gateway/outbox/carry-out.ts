@@ -5,9 +5,9 @@ import { twinInfoPayload, twinStatusPayload } from '../../common/outbox-intents'
 import type { HeldTwinMessages } from '../../store/twin-messages';
 import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
-import type { TokenRotation } from '../rotate-device-token';
+import type { TokenRotation } from '../devices/rotate-device-token';
 import type { TwinClient } from '../temporal/twin-client';
-import type { WidgetLocks } from '../widget-locks';
+import type { WidgetLocks } from '../devices/widget-locks';
 import { IntentNotDue, requireDue, type IntentHandler } from './carry-out-now';
 
 export interface IntentHandlers {
@@ -17,9 +17,9 @@ export interface IntentHandlers {
   broker: Pick<BrokerCredentials, 'remove'>;
   /** Pin history in PostgreSQL: a deleted device's points and rollups go. */
   history: Pick<PinSeriesStore, 'forgetDevices'>;
-  /** A device's staged `dt_` token rolled forward (gateway/rotate-device-token.ts). */
+  /** A device's staged `dt_` token rolled forward (gateway/devices/rotate-device-token.ts). */
   tokens: Pick<TokenRotation, 'rollForward'>;
-  /** A KEYPAD widget's pin lock put in step with the stored widget (gateway/widget-locks.ts). */
+  /** A KEYPAD widget's pin lock put in step with the stored widget (gateway/devices/widget-locks.ts). */
   widgetLocks: Pick<WidgetLocks, 'follow'>;
   /** Device messages merged in a window, for `twin-held` (store/twin-messages.ts). */
   held: HeldTwinMessages;

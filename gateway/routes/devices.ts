@@ -6,7 +6,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access/project-access';
-import { createDevice } from '../create-device';
+import { createDevice } from '../devices/create-device';
 import type { RouteDeps } from '../route-deps';
 
 const name = z.string().trim().min(1).max(100);

@@ -12,7 +12,7 @@ import { deviceNotInProject, projectRecordAccess, requireProjectDevice } from '.
 import { projectQuota } from '../access/quotas';
 import type { RouteDeps } from '../route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
-import { holdsLock } from '../widget-locks';
+import { holdsLock } from '../devices/widget-locks';
 
 export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();

@@ -1,13 +1,13 @@
-import { AppError, isAppError } from '../common/errors';
-import type { Logger } from '../common/logger';
-import { parsePin } from '../common/pins';
-import type { Redis } from '../common/redis';
-import { streamOf } from '../common/redis-keys';
-import type { WrittenIntent } from '../common/outbox-intents';
-import { appendIntent } from '../store/outbox';
-import type { Widget, WidgetStore } from '../store/widgets';
-import { settleEntry } from './outbox/carry-out-now';
-import type { TwinClient } from './temporal/twin-client';
+import { AppError, isAppError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import { parsePin } from '../../common/pins';
+import type { Redis } from '../../common/redis';
+import { streamOf } from '../../common/redis-keys';
+import type { WrittenIntent } from '../../common/outbox-intents';
+import { appendIntent } from '../../store/outbox';
+import type { Widget, WidgetStore } from '../../store/widgets';
+import { settleEntry } from '../outbox/carry-out-now';
+import type { TwinClient } from '../temporal/twin-client';
 
 /** How long after a lock change began its `widget-lock` intent comes due: longer than any request that changes a lock (each twin call ends within 2 s). */
 const FOLLOW_AFTER_MS = 5_000;

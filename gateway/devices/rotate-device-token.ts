@@ -1,13 +1,13 @@
-import { decryptSecret, encryptSecret } from '../common/credentials';
-import type { Logger } from '../common/logger';
-import type { Redis } from '../common/redis';
-import { streamOf } from '../common/redis-keys';
-import { appendIntent } from '../store/outbox';
-import { newDeviceToken, type DeviceStore } from '../store/devices';
-import { writeTwinMessage } from '../store/twin-messages';
-import { DynsecUnconfirmedError } from './mqtt/dynsec-client';
-import type { BrokerCredentials } from './mqtt/broker-credentials';
-import { settleEntry } from './outbox/carry-out-now';
+import { decryptSecret, encryptSecret } from '../../common/credentials';
+import type { Logger } from '../../common/logger';
+import type { Redis } from '../../common/redis';
+import { streamOf } from '../../common/redis-keys';
+import { appendIntent } from '../../store/outbox';
+import { newDeviceToken, type DeviceStore } from '../../store/devices';
+import { writeTwinMessage } from '../../store/twin-messages';
+import { DynsecUnconfirmedError } from '../mqtt/dynsec-client';
+import type { BrokerCredentials } from '../mqtt/broker-credentials';
+import { settleEntry } from '../outbox/carry-out-now';
 
 /** A new `dt_` token; `applied` false: the broker has not confirmed it yet, and takes it once it answers. */
 export interface RotatedToken {
