@@ -9,11 +9,11 @@ import { jsonBody } from './http/json-body';
 import { managementRateLimit } from './http/management-rate-limit';
 import { httpMetrics } from './http/metrics-middleware';
 import { meteredIngest } from './ingest/metered-ingest';
-import { createMetricsServer } from './metrics-server';
+import { createMetricsServer } from './http/metrics-server';
 import { docsUi } from './openapi/docs-ui';
 import { buildOpenApiDocument } from './openapi/document';
 import { staticDashboard } from './http/static-dashboard';
-import { healthRoutes, type ReadinessCheck } from './health';
+import { healthRoutes, type ReadinessCheck } from './routes/health';
 import { externalRestRoutes } from './external/rest-routes';
 import { simpleRoutes } from './external/simple-routes';
 import { createSocketServer, type SocketServer } from './realtime/socket-server';
@@ -33,7 +33,7 @@ import { projectRoutes } from './routes/projects';
 import { ruleRoutes } from './routes/rules';
 import { simpleApiSettingRoutes } from './routes/simple-api-settings';
 import { widgetRoutes } from './routes/widgets';
-import type { RouteDeps } from './route-deps';
+import type { RouteDeps } from './routes/route-deps';
 
 export interface GatewayComponents extends Omit<RouteDeps, 'revocations'> {
   metrics: Metrics;

@@ -22,7 +22,7 @@ import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
 import { createHeldTwinMessages } from '../store/twin-messages';
-import { startCommandResender } from './command-resender';
+import { startCommandResender } from './mqtt/command-resender';
 import { createTokenRotation } from './devices/rotate-device-token';
 import { createWidgetLocks } from './devices/widget-locks';
 import { createStatusAhead } from './temporal/status-ahead';

@@ -1,7 +1,7 @@
 import { AppError, serviceUnavailable } from '../../common/errors';
 import { newDevice, type DeviceWithState } from '../../store/devices';
 import { projectQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 
 /**
  * Creates a device so that neither a failure nor a project delete racing it leaves a broker

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../common/errors';
 import { API_KEY_PREFIX, TOUCH_EVERY_MS } from '../../store/api-keys';
 import type { RateLimiter } from '../http/rate-limit';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 
 const keyOwners = new WeakMap<Request, string>();
 

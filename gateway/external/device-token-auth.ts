@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors';
 import { hashSecret } from '../../common/credentials';
 import { SIMPLE_TOKEN_PREFIX, type SimpleTokenHolder } from '../../store/devices';
 import type { RateLimiter } from '../http/rate-limit';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 import { createTokenOwnerLookup, type TokenOwner, type TokenPath } from './token-owner';
 
 const tokenDevices = new WeakMap<Request, SimpleTokenHolder>();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { NotificationPriority, NotificationRecord } from '../../common/contracts';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 
 const priorities = ['low', 'normal', 'high'] as const satisfies readonly NotificationPriority[];
 

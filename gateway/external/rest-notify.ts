@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 import { keyOwnerOf } from './api-key-auth';
 import { notifyBody, notifyForDevice } from './notify';
 

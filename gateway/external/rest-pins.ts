@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 import { keyOwnerOf } from './api-key-auth';
 import { batch, parsePinPayload, pinNameOf, pinValue, writeBatch, writePin } from './pin-writes';
 import { sendList } from './respond';

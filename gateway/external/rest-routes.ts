@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { AppError } from '../../common/errors';
 import { malformedPathParam, notFoundHandler, percentDecodes } from '../http/error-handler';
 import { createRateLimiter } from '../http/rate-limit';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 import { requireApiKey } from './api-key-auth';
 import { jsonBody } from '../http/json-body';
 import { externalDeviceRoutes } from './rest-devices';

@@ -4,7 +4,7 @@ import { AppError } from '../../common/errors';
 import { notFoundHandler } from '../http/error-handler';
 import { createRateLimiter } from '../http/rate-limit';
 import { parseInput } from '../http/validate';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 import { requireDeviceToken, tokenDeviceOf } from './device-token-auth';
 import { jsonBody } from '../http/json-body';
 import { notifyBody, notifyForDevice } from './notify';

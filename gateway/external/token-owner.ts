@@ -1,6 +1,6 @@
 import type { Plan } from '../../common/config';
 import type { SimpleTokenHolder } from '../../store/devices';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from '../routes/route-deps';
 
 /** Where a simple token led when it was last let in: its device, the device's project, that project's owner and the owner's plan. */
 export interface TokenPath {

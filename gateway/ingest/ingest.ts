@@ -136,7 +136,7 @@ export function createIngest(deps: IngestDeps) {
    * Publishes a write to an online device (QoS 1) and answers whether the broker took it. With
    * the broker out of reach (not connected, or no PUBACK within PUBLISH_DEADLINE_MS) the write is
    * kept (newest per pin) and the device scheduled for the resender, which sends it as soon as the
-   * broker and the device are back (gateway/command-resender.ts); the store-point step already
+   * broker and the device are back (gateway/mqtt/command-resender.ts); the store-point step already
    * kept what was meant for a device that is not online, for its twin.
    */
   async function deliver(deviceId: string, pin: string, value: string, at: Date, online: boolean, command: NewCommand): Promise<boolean> {

@@ -7,7 +7,7 @@ import { AppError } from '../../common/errors';
 import { bearerToken } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const planBody = z.object({ plan: z.enum(PLANS) });
 const userParams = z.object({ userId: z.uuid() });

@@ -9,7 +9,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectRecordAccess } from '../access/record-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const listQuery = z.object({
   projectId: z.uuid().optional(),

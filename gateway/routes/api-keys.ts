@@ -5,7 +5,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { userQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const createBody = z.object({
   name: z.string().trim().min(1).max(100),

@@ -7,7 +7,7 @@ import { bearerToken, userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { quotaReport } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const registerBody = z.object({
   email: z.email().max(254),

@@ -7,7 +7,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectRecordAccess } from '../access/record-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(COMMANDS_PER_DEVICE).default(20) });
 const uuid = z.uuid();

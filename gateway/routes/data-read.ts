@@ -7,7 +7,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 const HOUR_MS = 3_600_000;
 const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));

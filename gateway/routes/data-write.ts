@@ -10,7 +10,7 @@ import { deviceAccess } from '../access/project-access';
 import { pinValueText } from '../schemas/pin-value';
 import { clientTimestamp } from '../schemas/timestamp';
 import type { IngestResult } from '../ingest/ingest';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 /** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
 const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });

@@ -7,7 +7,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access/project-access';
 import { createDevice } from '../devices/create-device';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(1000);

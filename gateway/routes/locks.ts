@@ -4,7 +4,7 @@ import { parsePin } from '../../common/pins';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { deviceAccess } from '../access/project-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 function pinName(raw: string): string {
   const pin = parsePin(raw);

@@ -6,7 +6,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access/project-access';
 import { projectQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 /** Roles that can be given; `owner` belongs to the project's creator alone. */
 const grantable = z.enum(['admin', 'editor', 'viewer']);

@@ -8,7 +8,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectScope } from '../access/project-access';
 import { projectRecordAccess } from '../access/record-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 const uuid = z.uuid();
 

@@ -5,7 +5,7 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access/project-access';
 import { userQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(1000);

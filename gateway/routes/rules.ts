@@ -10,7 +10,7 @@ import { parseInput } from '../http/validate';
 import { projectAccess } from '../access/project-access';
 import { deviceNotInProject, projectRecordAccess } from '../access/record-access';
 import { projectQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
 
 export const listQuery = z.object({ projectId: z.uuid() });

@@ -5,7 +5,7 @@ import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 
 export const putBody = z.object({ enabled: z.boolean() });
 

@@ -5,8 +5,8 @@ import { VERIFICATION_TTL_S } from '../../store/email-verifications';
 import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
-import type { RouteDeps } from '../route-deps';
-import { createVerifyMailer } from '../verify-mail';
+import type { RouteDeps } from './route-deps';
+import { createVerifyMailer } from '../mail/verify-mail';
 
 export const verifyEmailBody = z.object({ token: z.string().min(1).max(200) });
 

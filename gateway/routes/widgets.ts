@@ -10,7 +10,7 @@ import { parseInput } from '../http/validate';
 import { projectAccess } from '../access/project-access';
 import { deviceNotInProject, projectRecordAccess, requireProjectDevice } from '../access/record-access';
 import { projectQuota } from '../access/quotas';
-import type { RouteDeps } from '../route-deps';
+import type { RouteDeps } from './route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
 import { holdsLock } from '../devices/widget-locks';
 

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
-import type { Config } from '../common/config';
-import { AppError } from '../common/errors';
+import type { Config } from '../../common/config';
+import { AppError } from '../../common/errors';
 
 export type SendVerifyMail = (to: string, link: string) => Promise<void>;
 

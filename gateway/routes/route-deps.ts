@@ -1,14 +1,14 @@
-import type { Config } from '../common/config';
-import type { NotificationRecord } from '../common/contracts';
-import type { Logger } from '../common/logger';
-import type { Stores } from '../store';
-import type { Ingest } from './ingest/ingest';
-import type { CarryOutNow } from './outbox/carry-out-now';
-import type { BrokerCredentials } from './mqtt/broker-credentials';
-import type { SocketRevocations } from './realtime/revocations';
-import type { TokenRotation } from './devices/rotate-device-token';
-import type { TwinClient } from './temporal/twin-client';
-import type { WidgetLocks } from './devices/widget-locks';
+import type { Config } from '../../common/config';
+import type { NotificationRecord } from '../../common/contracts';
+import type { Logger } from '../../common/logger';
+import type { Stores } from '../../store';
+import type { Ingest } from '../ingest/ingest';
+import type { CarryOutNow } from '../outbox/carry-out-now';
+import type { BrokerCredentials } from '../mqtt/broker-credentials';
+import type { SocketRevocations } from '../realtime/revocations';
+import type { TokenRotation } from '../devices/rotate-device-token';
+import type { TwinClient } from '../temporal/twin-client';
+import type { WidgetLocks } from '../devices/widget-locks';
 
 /** What every router is built from. */
 export interface RouteDeps {

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { Metrics } from '../common/metrics';
+import type { Metrics } from '../../common/metrics';
 
 /**
  * GET /metrics on its own port (METRICS_PORT), apart from the public API: the load balancer only

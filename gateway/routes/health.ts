@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { errorBody, sendData } from './http/respond';
-import { AppError } from '../common/errors';
+import { errorBody, sendData } from '../http/respond';
+import { AppError } from '../../common/errors';
 
 /** A dependency the node needs before it can serve: resolves when reachable, rejects otherwise. */
 export type ReadinessCheck = () => Promise<void>;

@@ -1,10 +1,10 @@
-import type { Logger } from '../common/logger';
-import type { MqttClient } from '../common/mqtt';
-import { publishToListener } from '../common/mqtt-listener-publish';
-import { commandTopic } from '../common/mqtt-topics';
-import type { Redis } from '../common/redis';
-import { flushKeptCommands } from '../store/flush-kept-commands';
-import { createSchedule } from '../store/schedule';
+import type { Logger } from '../../common/logger';
+import type { MqttClient } from '../../common/mqtt';
+import { publishToListener } from '../../common/mqtt-listener-publish';
+import { commandTopic } from '../../common/mqtt-topics';
+import type { Redis } from '../../common/redis';
+import { flushKeptCommands } from '../../store/flush-kept-commands';
+import { createSchedule } from '../../store/schedule';
 
 export interface CommandResenderOptions {
   redis: Redis;
