@@ -1,11 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { sendData } from '../http/respond';
+import { sendData, sendList } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../routes/route-deps';
 import { keyOwnerOf } from './api-key-auth';
-import { sendList } from './respond';
 import { externalDeviceView, externalStatusView } from './views';
 
 export const listQuery = z.object({

@@ -1,13 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { sendData } from '../http/respond';
+import { sendData, sendList } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from '../routes/route-deps';
 import { keyOwnerOf } from './api-key-auth';
 import { batch, parsePinPayload, pinNameOf, pinValue, writeBatch, writePin } from './pin-writes';
-import { sendList } from './respond';
 
 const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
 export const historyQuery = z

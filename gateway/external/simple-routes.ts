@@ -9,7 +9,7 @@ import { requireDeviceToken, tokenDeviceOf } from './device-token-auth';
 import { jsonBody } from '../http/json-body';
 import { notifyBody, notifyForDevice } from './notify';
 import { batch, parsePinPayload, pinAndValue, pinNameOf, writeBatch, writePin } from './pin-writes';
-import { sendFields } from './respond';
+import { sendFields } from '../http/respond';
 import { simpleStatusView } from './views';
 
 export const pinQuery = z.object({ pin: z.string() });
