@@ -14,7 +14,7 @@ export const listQuery = z.object({
 });
 
 /** External REST devices (SPEC §4.6): the devices of every project the key's owner belongs to. */
-export function externalDeviceRoutes({ stores }: RouteDeps): Router {
+export function externalDeviceRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {

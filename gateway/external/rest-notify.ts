@@ -7,7 +7,7 @@ import { keyOwnerOf } from './api-key-auth';
 import { notifyBody, notifyForDevice } from './notify';
 
 /** External REST notify (SPEC §4.6): a notification in the device's project; editor role. */
-export function externalNotifyRoutes({ stores, notify }: RouteDeps): Router {
+export function externalNotifyRoutes({ stores, notify }: Pick<RouteDeps, 'stores' | 'notify'>): Router {
   const router = Router();
 
   router.post('/devices/:deviceId/notify', async (req, res) => {

@@ -18,7 +18,7 @@ export const historyQuery = z
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
 /** External REST pins (SPEC §4.6): reads need the viewer role, writes the editor role, through ingest. */
-export function externalPinRoutes({ stores, ingest }: RouteDeps): Router {
+export function externalPinRoutes({ stores, ingest }: Pick<RouteDeps, 'stores' | 'ingest'>): Router {
   const router = Router();
 
   router.get('/devices/:deviceId/pins', async (req, res) => {

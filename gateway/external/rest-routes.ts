@@ -23,7 +23,7 @@ function undecodableParam(req: Request): AppError {
  * The external REST interface, mounted at /external/api/v1 (SPEC §4.6): API key, plan and rate
  * limit first, then the body, then the endpoints; any other path is 404 NOT_FOUND after auth.
  */
-export function externalRestRoutes(deps: RouteDeps): Router {
+export function externalRestRoutes(deps: Pick<RouteDeps, 'config' | 'stores' | 'logger' | 'ingest' | 'notify'>): Router {
   const router = Router();
   router.use(requireApiKey(deps, createRateLimiter(deps.stores.rateLimits, deps.config.RATE_LIMIT_MULTIPLIER)));
   router.use(jsonBody);

@@ -18,7 +18,7 @@ export const pinQuery = z.object({ pin: z.string() });
  * The simple interface, mounted at /external/api (SPEC §4.7): the device is the token's; pin names
  * V0–V255, D0–D255, A0–A255 (SPEC §8); writes go through ingest; fields sit beside `success`.
  */
-export function simpleRoutes(deps: RouteDeps): Router {
+export function simpleRoutes(deps: Pick<RouteDeps, 'config' | 'stores' | 'ingest' | 'notify'>): Router {
   const { stores, ingest, notify } = deps;
   const router = Router();
   router.use(requireDeviceToken(deps, createRateLimiter(stores.rateLimits, deps.config.RATE_LIMIT_MULTIPLIER)));

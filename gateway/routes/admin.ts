@@ -18,7 +18,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Operator endpoints, behind the ADMIN_TOKEN from the environment (off when it is not set). */
-export function adminRoutes({ config, stores }: RouteDeps): Router {
+export function adminRoutes({ config, stores }: Pick<RouteDeps, 'config' | 'stores'>): Router {
   const router = Router();
   const requireAdmin: RequestHandler = (req, _res, next) => {
     const token = bearerToken(req);

@@ -25,7 +25,7 @@ export const listQuery = z.object({
  * and clear. An alarm of a project the caller is not in is a 404. Acknowledging or clearing again
  * is a 200 that changes nothing.
  */
-export function alarmRoutes({ stores }: RouteDeps): Router {
+export function alarmRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   async function alarmFor(res: Response, alarmId: string, needed: Role): Promise<Alarm> {

@@ -16,7 +16,7 @@ export const createBody = z.object({
 });
 
 /** User API keys for the external REST interface (DESIGN §2): the key is shown once. */
-export function apiKeyRoutes({ config, stores }: RouteDeps): Router {
+export function apiKeyRoutes({ config, stores }: Pick<RouteDeps, 'config' | 'stores'>): Router {
   const router = Router();
 
   router.post('/api-keys', async (req, res) => {

@@ -24,7 +24,7 @@ export const loginBody = z.object({
 let decoyHash: Promise<string> | null = null;
 
 /** Accounts (DESIGN §2): register, login, logout (which also disconnects the session's sockets on every node), me. */
-export function authRoutes({ config, stores, revocations }: RouteDeps): Router {
+export function authRoutes({ config, stores, revocations }: Pick<RouteDeps, 'config' | 'stores' | 'revocations'>): Router {
   const router = Router();
   /** Checked before scrypt runs, so wrong passwords cannot make login a CPU sink (docs/api.md). */
   const loginLimits = {

@@ -13,7 +13,7 @@ export const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(CO
 const uuid = z.uuid();
 
 /** Commands with a receipt (docs/commands.md): whoever may read the device reads its commands. */
-export function commandRoutes({ stores }: RouteDeps): Router {
+export function commandRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   router.get('/devices/:deviceId/commands', async (req, res) => {

@@ -61,7 +61,7 @@ async function streamCsv(res: Response, pages: AsyncGenerator<Point[]>): Promise
 }
 
 /** Reads and deletes of stored pin data (SPEC §4.3). Pins are bare numbers 0–255 meaning V pins. */
-export function dataReadRoutes({ stores }: RouteDeps): Router {
+export function dataReadRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   router.get('/data/:deviceId/:pin/latest', async (req, res) => {

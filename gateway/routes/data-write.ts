@@ -33,7 +33,7 @@ function fits(pin: number, value: string): boolean {
  * judged by threshold rules); without one it is a write toward the device. A dependency failing
  * in the middle of a bulk write answers 503 saying which readings were stored (batchInterrupted).
  */
-export function dataWriteRoutes({ stores, ingest }: RouteDeps): Router {
+export function dataWriteRoutes({ stores, ingest }: Pick<RouteDeps, 'stores' | 'ingest'>): Router {
   const router = Router();
 
   router.post('/data/:deviceId/bulk', async (req, res) => {

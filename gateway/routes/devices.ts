@@ -47,7 +47,14 @@ function deviceView(d: DeviceWithState, token: string) {
 }
 
 /** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
-export function deviceRoutes({ config, stores, twins, broker, tokens, logger, carryOutNow }: RouteDeps): Router {
+export function deviceRoutes({
+  config,
+  stores,
+  broker,
+  tokens,
+  logger,
+  carryOutNow,
+}: Pick<RouteDeps, 'config' | 'stores' | 'broker' | 'tokens' | 'logger' | 'carryOutNow'>): Router {
   const router = Router();
 
   router.get('/devices', async (req, res) => {

@@ -13,7 +13,7 @@ function pinName(raw: string): string {
 }
 
 /** Pin locks (DESIGN §5): held by the device's twin, mirrored in Redis for the hot path. */
-export function lockRoutes({ stores, twins }: RouteDeps): Router {
+export function lockRoutes({ stores, twins }: Pick<RouteDeps, 'stores' | 'twins'>): Router {
   const router = Router();
 
   router.get('/devices/:deviceId/locks', async (req, res) => {

@@ -17,7 +17,7 @@ export const patchBody = z.object({ role: grantable });
  * Project members (DESIGN §3): members read the list; admins add, change and remove; anyone may
  * leave. A removed member's open sockets leave the project's rooms on every node at once.
  */
-export function memberRoutes({ config, stores, revocations }: RouteDeps): Router {
+export function memberRoutes({ config, stores, revocations }: Pick<RouteDeps, 'config' | 'stores' | 'revocations'>): Router {
   const router = Router();
 
   router.get('/projects/:projectId/members', async (req, res) => {

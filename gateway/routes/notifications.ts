@@ -35,7 +35,7 @@ const notificationIdOnly: RequestHandler<{ notificationId: string }> = (req, _re
 };
 
 /** Notifications (SPEC §4.5, DESIGN §8): viewers read and mark read (for themselves); editors delete. */
-export function notificationRoutes({ stores }: RouteDeps): Router {
+export function notificationRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   const scope = (res: Response, projectId: string | undefined): Promise<string[]> => projectScope(stores, userIdOf(res), projectId);

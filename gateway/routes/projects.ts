@@ -16,7 +16,7 @@ export const patchBody = z
   .refine((b) => b.name !== undefined || b.description !== undefined, 'name or description is required');
 
 /** Projects (SPEC §4.1): every member reads; admins edit; only the owner deletes. */
-export function projectRoutes(deps: RouteDeps): Router {
+export function projectRoutes(deps: Pick<RouteDeps, 'config' | 'stores' | 'carryOutNow'>): Router {
   const { stores } = deps;
   const router = Router();
 

@@ -10,7 +10,10 @@ import type { TokenRotation } from '../devices/rotate-device-token';
 import type { TwinClient } from '../temporal/twin-client';
 import type { WidgetLocks } from '../devices/widget-locks';
 
-/** What every router is built from. */
+/**
+ * What the gateway hands its routers. Each router takes only the part it uses (`Pick<RouteDeps, ...>`),
+ * so its signature says what it depends on.
+ */
 export interface RouteDeps {
   config: Config;
   logger: Logger;

@@ -28,7 +28,7 @@ function definitionOf(rule: NotificationRule): RuleDefinition {
  * outbox intent for the twin of each affected device to reload its no_data / offline / online
  * rules; the route carries it out before answering, and the relay does when Temporal is down.
  */
-export function ruleRoutes({ config, stores, carryOutNow }: RouteDeps): Router {
+export function ruleRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 'config' | 'stores' | 'carryOutNow'>): Router {
   const router = Router();
 
   async function ruleFor(res: Response, ruleId: string, needed: Role): Promise<NotificationRule> {

@@ -10,7 +10,7 @@ import type { RouteDeps } from './route-deps';
 export const putBody = z.object({ enabled: z.boolean() });
 
 /** A device's simple-interface switch and its readable `iot_` token (DESIGN §2); editors only. */
-export function simpleApiSettingRoutes({ stores }: RouteDeps): Router {
+export function simpleApiSettingRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
   const base = '/devices/:deviceId/simple-api';
 

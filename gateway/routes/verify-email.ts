@@ -17,7 +17,7 @@ const badToken = () => new AppError('VALIDATION_ERROR', 'The verify link is unkn
  * minute); whoever opens it verifies that address, without signing in (the one-time token is the
  * credential). Notification email goes only to verified addresses.
  */
-export function verifyEmailRoutes({ config, stores }: RouteDeps): Router {
+export function verifyEmailRoutes({ config, stores }: Pick<RouteDeps, 'config' | 'stores'>): Router {
   const router = Router();
   const send = createVerifyMailer(config);
   /** The console's page that takes the token: PUBLIC_URL, else the origin the request came to (the link goes only to the caller). */

@@ -18,7 +18,7 @@ export const listQuery = z.object({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** Widgets (SPEC §4.4): viewers read; editors create, change and delete. */
-export function widgetRoutes({ config: serviceConfig, stores, widgetLocks }: RouteDeps): Router {
+export function widgetRoutes({ config: serviceConfig, stores, widgetLocks }: Pick<RouteDeps, 'config' | 'stores' | 'widgetLocks'>): Router {
   const router = Router();
 
   async function widgetFor(res: Response, widgetId: string, needed: Role): Promise<Widget> {
