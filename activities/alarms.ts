@@ -1,6 +1,6 @@
 import { createAlarmStore } from '../store/alarms';
 import type { ActivityDeps } from './deps';
-import type { ClearAlarmRequest, RaiseAlarmRequest } from './types';
+import type { ClearAlarmRequest, RaiseAlarmRequest } from '../common/twin-activities';
 
 /**
  * The alarm record writes the twin decides (docs/alarms.md); each change publishes its `alarm`

@@ -1,7 +1,7 @@
 import { commandTopic } from '../common/mqtt-topics';
 import { flushKeptCommands } from '../store/flush-kept-commands';
 import type { ActivityDeps } from './deps';
-import type { FlushCommandsResult } from './types';
+import type { FlushCommandsResult } from '../common/twin-activities';
 
 export function createCommandActivities({ redis, mqtt, topicRoot, logger }: ActivityDeps) {
   return {

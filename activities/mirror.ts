@@ -1,10 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { lastHeard, silenceDeadline } from '../common/liveness';
 import { keys } from '../common/redis-keys';
-import { hsetWhileExists } from '../store/lua/hset-if-exists';
 import { deviceReportedAt, parseLatestValue } from '../store/latest-value';
 import { parseLocks } from '../store/pin-locks';
 import { createAlarmStore } from '../store/alarms';
-import { writeStatus } from '../store/device-mirror';
+import { writeInfo, writeLock, writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
 import { readTwinRules } from './rules';
 import type {
@@ -19,7 +19,7 @@ import type {
   WriteLockRequest,
   WriteStatusRequest,
   WriteStatusResult,
-} from './types';
+} from '../common/twin-activities';
 
 function snapshot(h: Record<string, string>): MirrorSnapshot {
   return {
@@ -32,9 +32,6 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
     ...(h.statusAhead ? { statusAhead: true } : {}),
   };
 }
-
-/** The later of two ISO 8601 UTC times of one format (they compare as strings). */
-const laterIso = (a: string, b: string | null): string => (b !== null && b > a ? b : a);
 
 /** Activities that read and write the Redis mirror the gateway's hot path reads. */
 export function createMirrorActivities({ redis, logger }: ActivityDeps) {
@@ -85,11 +82,13 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
      * until the new deadline, so the server's retry is the timer and no history event is written;
      * it returns when the device has been silent for the timeout, is gone, or, from the second
      * attempt on, has kept commands to deliver (the twin flushes them and starts a new watch).
+     * Liveness follows workflows/twin/liveness.ts: this watch only waits out the deadline that
+     * module decides by (common/liveness.ts), and the twin decides what the silence means.
      */
     async awaitSilence({ deviceId, heartbeatTimeoutS, since }: AwaitSilenceRequest): Promise<LastSeenResult> {
       const seen = await readLastSeen({ deviceId, pins: [] });
       if (!seen.exists) return seen;
-      const deadline = Date.parse(laterIso(since, seen.lastSeen)) + heartbeatTimeoutS * 1000;
+      const deadline = silenceDeadline(Date.parse(lastHeard(since, seen.lastSeen)), heartbeatTimeoutS);
       const left = deadline - Date.now();
       if (left <= 0 || (seen.pendingCommands > 0 && Context.current().info.attempt > 1)) return seen;
       throw ApplicationFailure.create({
@@ -112,15 +111,12 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
       const fields = Object.fromEntries(
         Object.entries(info).filter((e): e is [string, string] => typeof e[1] === 'string'),
       );
-      return { written: await hsetWhileExists(redis, keys.device(deviceId), keys.deviceState(deviceId), fields) };
+      return { written: await writeInfo(redis, deviceId, fields) };
     },
 
     /** Mirrors a lock and drops any command kept for that pin: a locked pin takes no writes toward the device. */
     async writeLock({ deviceId, lock }: WriteLockRequest): Promise<{ written: boolean }> {
-      const json = JSON.stringify({ lockedAt: lock.lockedAt, widgetId: lock.widgetId });
-      const written = await hsetWhileExists(redis, keys.device(deviceId), keys.deviceLocks(deviceId), { [lock.pin]: json });
-      await redis.hdel(keys.devicePending(deviceId), lock.pin);
-      return { written };
+      return { written: await writeLock(redis, deviceId, lock) };
     },
 
     async deleteLock({ deviceId, pin }: DeleteLockRequest): Promise<{ deleted: boolean }> {

@@ -3,7 +3,7 @@ import { rooms } from '../common/contracts';
 import { keys } from '../common/redis-keys';
 import { createNotificationStore } from '../store/notifications';
 import type { ActivityDeps } from './deps';
-import type { CreateNotificationRequest, CreateNotificationResult } from './types';
+import type { CreateNotificationRequest, CreateNotificationResult } from '../common/twin-activities';
 
 /**
  * The `inApp` channel: the stored record plus a Socket.IO `notification` to the project room.

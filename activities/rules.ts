@@ -2,7 +2,7 @@ import type { NotificationChannel, NotificationRule } from '../common/contracts'
 import { parsePin } from '../common/pins';
 import type { Redis } from '../common/redis';
 import { readDeviceRules } from '../store/rules';
-import type { TwinRule } from './types';
+import type { TwinRule } from '../common/twin-contracts';
 
 const TWIN_CONDITIONS = new Set(['no_data', 'offline', 'online']);
 const CHANNELS = new Set<NotificationChannel>(['inApp', 'push', 'email']);

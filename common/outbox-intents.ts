@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AlarmEdgeInput } from '../workflows/twin-state';
+import type { AlarmEdgeInput } from './twin-contracts';
 import { ALARM_SEVERITIES, type NotificationRecord } from './contracts';
 import { INFO_FIELD_MAX_LENGTH } from './device-info';
 

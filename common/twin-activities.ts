@@ -1,24 +1,11 @@
 /**
- * Payloads of the twin's activities. Types only: the workflow bundle imports this file with
- * `import type`, so nothing here may need Node at run time.
+ * Payloads of the twin's activities (activities/): what the twin (workflows/twin/) asks of Redis
+ * and what it reads back. Types only, so the workflow bundle may import them; store/alarms.ts
+ * answers AlarmReading.
  */
-import type { DeviceStatus, DisconnectReason, NotificationChannel, NotificationRecord, PinLock } from '../common/contracts';
-import type { DeviceInfoFields } from '../common/device-info';
-import type { AlarmEdgeInput } from '../workflows/twin-state';
-
-/** A rule the twin watches itself (threshold rules belong to the gateway). */
-export interface TwinRule {
-  id: string;
-  condition: 'no_data' | 'offline' | 'online';
-  /** Pin name (`V5`) for no_data rules bound to a pin; null means "any data from the device". */
-  pin: string | null;
-  /** Seconds of silence for no_data rules; null for status rules. */
-  duration: number | null;
-  /** offline/online rules: notify only if the device stays so this long (absent or 0: at once). */
-  forSeconds?: number;
-  message: string;
-  channels: NotificationChannel[];
-}
+import type { DeviceStatus, DisconnectReason, NotificationChannel, NotificationRecord, PinLock } from './contracts';
+import type { DeviceInfoFields } from './device-info';
+import type { AlarmEdgeInput, TwinRule } from './twin-contracts';
 
 /** What the mirror holds, read when a twin starts fresh (never started, or lost). */
 export interface MirrorSnapshot {

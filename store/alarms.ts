@@ -2,7 +2,7 @@ import type { Alarm, AlarmSeverity } from '../common/contracts';
 import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
-import type { AlarmReading } from '../activities/types';
+import type { AlarmReading } from '../common/twin-activities';
 import { luaScript } from './lua/load';
 
 const CHANGE = luaScript('alarm-change-3');

@@ -1,7 +1,8 @@
-import type { DisconnectReason } from '../common/contracts';
+import type { DisconnectReason, PinLock } from '../common/contracts';
 import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
 import { keys, streamOf } from '../common/redis-keys';
+import { hsetWhileExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 import { TWIN_MESSAGE_WINDOW_MS } from './twin-messages';
 
@@ -71,4 +72,20 @@ export async function writeStatusAhead(
   )) as [number, string, string];
   const [written, status, seen] = reply;
   return { written: written === 1, status, lastSeen: seen || null };
+}
+
+/** The twin's info fields (ipAddress, firmwareVersion, hardwareType) to the mirror, while the device exists. */
+export function writeInfo(redis: Redis, deviceId: string, fields: Record<string, string>): Promise<boolean> {
+  return hsetWhileExists(redis, keys.device(deviceId), keys.deviceState(deviceId), fields);
+}
+
+/**
+ * The twin's lock of a pin to the lock mirror, while the device exists, and any command kept for
+ * that pin dropped: a locked pin takes no writes toward the device.
+ */
+export async function writeLock(redis: Redis, deviceId: string, lock: PinLock): Promise<boolean> {
+  const json = JSON.stringify({ lockedAt: lock.lockedAt, widgetId: lock.widgetId });
+  const written = await hsetWhileExists(redis, keys.device(deviceId), keys.deviceLocks(deviceId), { [lock.pin]: json });
+  await redis.hdel(keys.devicePending(deviceId), lock.pin);
+  return written;
 }

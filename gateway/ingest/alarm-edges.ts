@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
 import type { AlarmEdgeIntent } from '../../common/outbox-intents';
 import type { RuleEdge } from '../../store/store-point';
-import type { AlarmEdgeInput } from '../../workflows/twin-state';
+import type { AlarmEdgeInput } from '../../common/twin-contracts';
 import { edgeState } from './threshold';
 import type { ThresholdRule } from './threshold-rules';
 

@@ -16,6 +16,15 @@ import { twinWorkflowId, type DeviceStatus, type PinLock } from '../../common/co
 import { AppError, DependencyUnavailableError, ERRORS, type ErrorCode } from '../../common/errors';
 import { withTemporalDeadline } from './temporal-deadline';
 import { isTemporalDown } from './temporal-down';
+import type {
+  ActivityInput,
+  AlarmEdgeInput,
+  InfoInput,
+  RulesChangedResult,
+  StatusInput,
+  TwinView,
+  UnlockResult,
+} from '../../common/twin-contracts';
 import {
   activitySignal,
   alarmEdgeSignal,
@@ -25,17 +34,10 @@ import {
   rulesChangedUpdate,
   stateQuery,
   statusSignal,
-  unlockUpdate,
-  type ActivityInput,
-  type AlarmEdgeInput,
-  type deviceTwin,
-  type InfoInput,
-  type RulesChangedResult,
-  type StatusInput,
   type TwinInput,
-  type TwinView,
-  type UnlockResult,
-} from '../../workflows/device-twin';
+  unlockUpdate,
+} from '../../workflows/twin/definitions';
+import type { deviceTwin } from '../../workflows/twin/device-twin';
 
 export interface TwinClientOptions {
   client: Client | WorkflowClient;

@@ -38,7 +38,7 @@ function workflowBundleProblems(entry: string): { files: string[]; problems: str
 
 test('workflow code imports nothing but @temporalio/workflow and pure project modules', () => {
   const { files, problems } = workflowBundleProblems(join(ROOT, 'workflows', 'index.ts'));
-  expect(files).toEqual(expect.arrayContaining(['workflows/device-twin.ts', 'workflows/twin-state.ts', 'common/pins.ts']));
+  expect(files).toEqual(expect.arrayContaining(['workflows/twin/device-twin.ts', 'workflows/twin/liveness.ts', 'common/liveness.ts', 'common/pins.ts']));
   expect(problems).toEqual([]);
 });
 

@@ -1,7 +1,7 @@
 import { twinWorkflowId } from '../../common/contracts';
 import { keys } from '../../common/redis-keys';
-import { activitySignal, infoSignal } from '../../workflows/device-twin';
-import { HISTORY_EVENT_BUDGET, RUN_MESSAGE_BUDGET } from '../../workflows/twin-state';
+import { activitySignal, infoSignal } from '../../workflows/twin/definitions';
+import { HISTORY_EVENT_BUDGET, RUN_MESSAGE_BUDGET } from '../../workflows/twin/continue-as-new';
 import { addRule, createDevice, createTwinTestEnv, eventually, mirror, type TwinTestEnv } from './helpers';
 
 let env: TwinTestEnv;

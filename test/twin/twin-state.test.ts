@@ -1,44 +1,26 @@
 /**
- * The twin's decisions as plain functions (workflows/twin-state.ts): no servers, no Temporal,
- * time passed in. Each transition the twin makes has its case here; the workflow shell that runs
- * the effects is covered by the integration tests beside this file and the replay test.
+ * The twin's decisions as plain functions (workflows/twin/): no servers, no Temporal, time passed
+ * in. Each transition the twin makes has its case here; the workflow shell that runs the effects
+ * is covered by the integration tests beside this file and the replay test.
  */
-import type { BootstrapResult, LastSeenResult, TwinRule } from '../../activities/types';
-import {
-  type AlarmEdgeInput,
-  alarmNotice,
-  evaluateAlarm,
-  receiveAlarmEdge,
-  type CheckBackPlan,
-  checkedBack,
-  continueAsNewDue,
-  decideStep,
-  endRequested,
-  evaluateNoData,
-  freshState,
-  lockFor,
-  lockRequestProblem,
-  lockToRelease,
-  locked,
-  MIRROR_HEAL_INTERVAL_MS,
-  nextDeadline,
-  planCheckBack,
-  receiveActivity,
-  receiveInfo,
-  receiveStatus,
-  resumeState,
-  RUN_MESSAGE_BUDGET,
-  statusWritten,
-  type TwinConfig,
-  type TwinState,
-  unlocked,
-  bootstrapped,
-  watchEnded,
-  watchWanted,
-  withRules,
-} from '../../workflows/twin-state';
+import type { BootstrapResult, LastSeenResult } from '../../common/twin-activities';
+import type { AlarmEdgeInput, TwinRule } from '../../common/twin-contracts';
+import { alarmNotice, evaluateAlarm, receiveAlarmEdge } from '../../workflows/twin/alarms';
+import { type CheckBackPlan, checkedBack, planCheckBack, watchEnded } from '../../workflows/twin/check-back';
+import { continueAsNewDue, RUN_MESSAGE_BUDGET } from '../../workflows/twin/continue-as-new';
+import { receiveInfo } from '../../workflows/twin/info';
+import { bootstrapped, endRequested } from '../../workflows/twin/lifecycle';
+import { MIRROR_HEAL_INTERVAL_MS, receiveActivity, receiveStatus, statusWritten, watchWanted } from '../../workflows/twin/liveness';
+import { lockFor, lockRequestProblem, lockToRelease, locked, unlocked } from '../../workflows/twin/locks';
+import { evaluateNoData, withRules } from '../../workflows/twin/no-data';
+import { nextDeadline } from '../../workflows/twin/schedule';
+import { freshState, resumeState, type TwinState } from '../../workflows/twin/state';
+import { decideStep } from '../../workflows/twin/steps';
+import type { RunConfig } from '../../workflows/twin/version';
 
-const cfg: TwinConfig = { deviceId: 'dev-1', projectId: 'proj-1', heartbeatTimeoutS: 60 };
+/** A run before every patch (the heartbeat on a timer), and one with the liveness watch. */
+const cfg: RunConfig = { deviceId: 'dev-1', projectId: 'proj-1', heartbeatTimeoutS: 60, version: { heartbeatWatch: false, localSteps: false } };
+const watchCfg: RunConfig = { ...cfg, version: { heartbeatWatch: true, localSteps: true } };
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -70,7 +52,7 @@ function started(rules: TwinRule[] = []): TwinState {
 function online(rules: TwinRule[] = [], at = T0): TwinState {
   const received = receiveActivity(started(rules), { at: iso(at) }, at);
   if (!received.step) throw new Error('expected a step');
-  return decideStep(received.state, received.step).state;
+  return decideStep(received.state, cfg, received.step).state;
 }
 
 describe('start', () => {
@@ -113,7 +95,7 @@ describe('online', () => {
     const received = receiveActivity(started([onlineRule, rule({ condition: 'offline' })]), { at: iso(T0), pin: 'v3' }, T0);
     expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0) });
     expect(received.state.pinActivity).toEqual({ V3: iso(T0) });
-    const decision = decideStep(received.state, received.step!);
+    const decision = decideStep(received.state, cfg, received.step!);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), lastSeen: iso(T0) });
     expect(decision.effects).toEqual([
       { kind: 'writeStatus' },
@@ -125,8 +107,8 @@ describe('online', () => {
   test('activity from before the device went offline does not bring it back', () => {
     const s = started(); // offline since T0 - 1 s
     const received = receiveActivity(s, { at: iso(T0 - 2000) }, T0);
-    expect(decideStep(received.state, received.step!).effects).toEqual([]);
-    expect(decideStep(received.state, received.step!).state.status).toBe('offline');
+    expect(decideStep(received.state, cfg, received.step!).effects).toEqual([]);
+    expect(decideStep(received.state, cfg, received.step!).state.status).toBe('offline');
   });
 
   test('activity on an online twin is counted and needs no I/O, unless the mirror is due to be healed', () => {
@@ -136,7 +118,7 @@ describe('online', () => {
     expect(quiet.state).toMatchObject({ lastSeen: iso(T0 + 1000), stats: { signals: s.stats.signals + 1 } });
     const heal = receiveActivity(s, { at: iso(T0 + MIRROR_HEAL_INTERVAL_MS) }, T0 + MIRROR_HEAL_INTERVAL_MS);
     expect(heal.step).toEqual({ kind: 'healMirror' });
-    expect(decideStep(heal.state, heal.step!).effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(decideStep(heal.state, cfg, heal.step!).effects).toEqual([{ kind: 'writeStatus' }]);
     expect(heal.state.mirroredAt).toBe(T0 + MIRROR_HEAL_INTERVAL_MS);
   });
 
@@ -184,14 +166,14 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
   test('a signal marked ahead brings the twin online as any activity does; the mirror write confirms', () => {
     const received = receiveActivity(started([onlineRule]), { at: iso(T0), ahead: true }, T0);
     expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0), ahead: true });
-    const decision = decideStep(received.state, received.step!);
+    const decision = decideStep(received.state, cfg, received.step!);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0) });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
   });
 
   test('a twin that stays offline after a signal marked ahead writes its own status back', () => {
     const received = receiveActivity(started(), { at: iso(T0 - 2000), ahead: true }, T0); // before the device went offline
-    const decision = decideStep(received.state, received.step!);
+    const decision = decideStep(received.state, cfg, received.step!);
     expect(decision.state.status).toBe('offline');
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
@@ -199,12 +181,12 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
   test('an offline later than the twin\'s own is recorded and written (runs after the patch), so older queued activity stays out', () => {
     const s = started(); // offline since T0 - 1 s
     const offline = receiveStatus(s, { status: 'offline', at: iso(T0 + 2000), reason: 'last will' }, T0 + 2000);
-    expect(decideStep(offline.state, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
-    const recorded = decideStep(offline.state, offline.step!, true);
+    expect(decideStep(offline.state, cfg, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
+    const recorded = decideStep(offline.state, watchCfg, offline.step!);
     expect(recorded.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 2000), offlineSince: T0 + 2000, disconnectReason: 'last will' });
     expect(recorded.effects).toEqual([{ kind: 'writeStatus' }]);
     const late = receiveActivity(recorded.state, { at: iso(T0 + 1000), ahead: true }, T0 + 3000); // queued before the offline
-    expect(decideStep(late.state, late.step!, true)).toMatchObject({ state: { status: 'offline' }, effects: [{ kind: 'writeStatus' }] });
+    expect(decideStep(late.state, watchCfg, late.step!)).toMatchObject({ state: { status: 'offline' }, effects: [{ kind: 'writeStatus' }] });
   });
 
   test('a fresh twin that finds an online written ahead makes it its own transition', () => {
@@ -220,9 +202,9 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
 describe('liveness watch: one Temporal action per heartbeat period', () => {
   test('with the watch, the heartbeat sets no timer; other timers still do', () => {
     const s = online([rule({ condition: 'no_data', duration: 300 })]);
-    expect(nextDeadline(s, cfg, T0, true)).toBe(T0 + 300_000);
-    expect(nextDeadline(online(), cfg, T0, true)).toBeNull();
-    expect(planCheckBack(online(), cfg, T0 + 60_000, true)).toBeNull();
+    expect(nextDeadline(s, watchCfg, T0)).toBe(T0 + 300_000);
+    expect(nextDeadline(online(), watchCfg, T0)).toBeNull();
+    expect(planCheckBack(online(), watchCfg, T0 + 60_000)).toBeNull();
     expect(watchWanted(online())).toBe(true);
     expect(watchWanted(started())).toBe(false);
   });
@@ -241,10 +223,10 @@ describe('status messages', () => {
   test('online status is activity; offline status moves an online twin offline', () => {
     const up = receiveStatus(started(), { status: 'online', at: iso(T0) }, T0);
     expect(up.step).toEqual({ kind: 'activityAt', at: iso(T0) });
-    const on = decideStep(up.state, up.step!).state;
+    const on = decideStep(up.state, cfg, up.step!).state;
     const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
     expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5), reason: 'status message' });
-    const decision = decideStep(down.state, down.step!);
+    const decision = decideStep(down.state, cfg, down.step!);
     expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 5) });
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
@@ -252,10 +234,10 @@ describe('status messages', () => {
   test('an offline status older than the last change, or a repeated one, changes nothing', () => {
     const on = online();
     const stale = receiveStatus(on, { status: 'offline', at: iso(T0 - 10) }, T0);
-    expect(decideStep(stale.state, stale.step!)).toEqual({ state: stale.state, effects: [] });
+    expect(decideStep(stale.state, cfg, stale.step!)).toEqual({ state: stale.state, effects: [] });
     const off = started();
     const again = receiveStatus(off, { status: 'offline', at: iso(T0 + 10) }, T0 + 10);
-    expect(decideStep(again.state, again.step!).effects).toEqual([]);
+    expect(decideStep(again.state, cfg, again.step!).effects).toEqual([]);
   });
 
   test('a malformed status is ignored with a warning', () => {
@@ -267,7 +249,7 @@ describe('status messages', () => {
     const received = receiveInfo(s, { firmwareVersion: '1.0', ipAddress: '10.0.0.2', hardwareType: 'x'.repeat(65), at: iso(T0) }, T0);
     expect(received.state).toMatchObject({ ipAddress: '10.0.0.2', hardwareType: null });
     expect(received.step).toEqual({ kind: 'info', changes: { ipAddress: '10.0.0.2' }, at: iso(T0) });
-    const decision = decideStep(received.state, received.step!);
+    const decision = decideStep(received.state, cfg, received.step!);
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeInfo', 'writeStatus', 'flushCommands']);
     expect(decision.state.status).toBe('online');
   });
@@ -347,7 +329,7 @@ describe('no_data rules', () => {
 
 describe('command flush ordering', () => {
   test('kept commands go out after the online mirror write and the online notifications', () => {
-    const decision = decideStep(started([rule({ condition: 'online' })]), { kind: 'activityAt', at: iso(T0) });
+    const decision = decideStep(started([rule({ condition: 'online' })]), cfg, { kind: 'activityAt', at: iso(T0) });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
   });
 
@@ -417,7 +399,7 @@ describe('alarms', () => {
   /** Receives an edge at `now` and decides it, as the shell does. */
   function apply(s: TwinState, e: AlarmEdgeInput, now = T0) {
     const received = receiveAlarmEdge(s, e, now);
-    return received.step ? decideStep(received.state, received.step) : { state: received.state, effects: [] };
+    return received.step ? decideStep(received.state, cfg, received.step) : { state: received.state, effects: [] };
   }
   const reading = (over: Partial<{ inside: boolean; active: boolean; acknowledged: boolean }> = {}) => ({
     inside: true,
@@ -530,7 +512,7 @@ describe('status without flapping', () => {
   test('an offline rule with forSeconds notifies only if the device stays offline that long', () => {
     const on = online([offlineFor]);
     const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 1000) }, T0 + 1000);
-    const decision = decideStep(down.state, down.step!);
+    const decision = decideStep(down.state, cfg, down.step!);
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
     expect(nextDeadline(decision.state, cfg, T0 + 1000)).toBe(T0 + 11_000);
     const held = checkedBack(decision.state, cfg, planCheckBack(decision.state, cfg, T0 + 11_000)!, seen(), T0 + 11_000);
@@ -542,11 +524,11 @@ describe('status without flapping', () => {
 
   test('a device back within forSeconds notifies nobody, either way', () => {
     const on = online([offlineFor, onlineFor]);
-    const down = decideStep(on, { kind: 'offlineAt', at: iso(T0 + 1000), reason: 'last will' }).state;
-    const back = decideStep(down, { kind: 'activityAt', at: iso(T0 + 3000) });
+    const down = decideStep(on, cfg, { kind: 'offlineAt', at: iso(T0 + 1000), reason: 'last will' }).state;
+    const back = decideStep(down, cfg, { kind: 'activityAt', at: iso(T0 + 3000) });
     expect(back.effects.map((e) => e.kind)).toEqual(['writeStatus', 'flushCommands']);
     expect(Object.keys(back.state.statusHolds)).toEqual([onlineFor.id]);
-    const downAgain = decideStep(back.state, { kind: 'offlineAt', at: iso(T0 + 4000) }).state;
+    const downAgain = decideStep(back.state, cfg, { kind: 'offlineAt', at: iso(T0 + 4000) }).state;
     expect(Object.keys(downAgain.statusHolds)).toEqual([offlineFor.id]);
     const plan = planCheckBack(downAgain, cfg, T0 + 8000);
     expect(plan).toBeNull(); // the online hold was cancelled; the offline one is due at T0 + 14 s
@@ -555,11 +537,11 @@ describe('status without flapping', () => {
   test('the disconnect reason: status message, last will, or heartbeat timeout; cleared when back online', () => {
     const on = online();
     const will = receiveStatus(on, { status: 'offline', at: iso(T0 + 5), reason: 'last will' }, T0 + 5);
-    expect(decideStep(will.state, will.step!).state.disconnectReason).toBe('last will');
+    expect(decideStep(will.state, cfg, will.step!).state.disconnectReason).toBe('last will');
     const said = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
-    expect(decideStep(said.state, said.step!).state.disconnectReason).toBe('status message');
+    expect(decideStep(said.state, cfg, said.step!).state.disconnectReason).toBe('status message');
     const timedOut = checkedBack(on, cfg, planCheckBack(on, cfg, T0 + 60_000)!, seen({ lastSeen: iso(T0) }), T0 + 60_000).state;
     expect(timedOut.disconnectReason).toBe('timeout');
-    expect(decideStep(timedOut, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
+    expect(decideStep(timedOut, cfg, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
   });
 });
