@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const LUA = join(ROOT, 'store', 'lua');
@@ -14,12 +14,21 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-const sources = SOURCES.flatMap((dir) => tsFiles(join(ROOT, dir))).map((path) => ({ file: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+const sources = SOURCES.flatMap((dir) => tsFiles(join(ROOT, dir))).map((path) => ({
+  file: relative(ROOT, path),
+  text: readFileSync(path, 'utf8'),
+}));
 
 /** The name of every `luaScript('name')` call in the production sources. */
 function scriptsLoaded(): string[] {
   const names = sources.flatMap(({ text }) => [...text.matchAll(/luaScript\('([a-z0-9-]+)'\)/g)].map((m) => m[1] as string));
   return [...new Set(names)].sort();
+}
+
+/** The files (relative to the root) a source names in `from '…'` or `import('…')`, type-only imports included. */
+function importedFiles(file: string, text: string): string[] {
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\(\s*)['"](\.[^'"]+)['"]/g)].map((m) => m[1] as string);
+  return specifiers.map((s) => relative(ROOT, resolve(dirname(join(ROOT, file)), s)));
 }
 
 describe('Redis scripts', () => {
@@ -39,10 +48,23 @@ describe('Redis scripts', () => {
     }
   });
 
+  it('are reached only through store/: no file outside it imports store/lua/', () => {
+    const outside = sources.filter(({ file }) => !file.startsWith('store/'));
+    expect(outside.length).toBeGreaterThan(100);
+    const offenders = outside.flatMap(({ file, text }) =>
+      importedFiles(file, text)
+        .filter((to) => to.startsWith('store/lua/'))
+        .map((to) => `${file} -> ${to}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('live only in .lua files: no TypeScript source holds Lua (redis.call) or sends a script but the loader', () => {
     // A script written inline calls redis.call / redis.pcall; one sent past the loader calls eval or evalsha.
     const inline = sources.filter(({ text }) => /\bredis\.p?call\(/.test(text)).map(({ file }) => file);
-    const sent = sources.filter(({ file, text }) => file !== 'store/lua/load.ts' && /\.(eval|evalsha|defineCommand)\(/.test(text)).map(({ file }) => file);
+    const sent = sources
+      .filter(({ file, text }) => file !== 'store/lua/load.ts' && /\.(eval|evalsha|defineCommand)\(/.test(text))
+      .map(({ file }) => file);
     expect({ inline, sent }).toEqual({ inline: [], sent: [] });
   });
 });
