@@ -18,7 +18,7 @@ const isReplyError = (err: Error): boolean => err instanceof (ReplyError as new 
  * joins a turn's commands, is off: each of its batches (a Pipeline holding every Command of a
  * turn) stays reachable past the young-generation collections, so every command was promoted to
  * the old generation; at line rate that made scavenges 4–5 times longer and the ingest tail twice
- * as long (docs/benchmarks.md "Issue 14, fifth pass").
+ * as long (docs/benchmarks.md "What today's settings were measured against").
  *
  * Every command has a deadline (`commandTimeout`), so an outage is a fast failure, never a hang
  * (docs/architecture.md "Outages"):
