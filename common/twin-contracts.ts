@@ -4,14 +4,7 @@
  * and its end. The gateway, the outbox and the twin (workflows/twin/) share these; types only, so
  * the workflow bundle may import them. The twin's activity payloads are in twin-activities.ts.
  */
-import type {
-  AlarmEscalation,
-  AlarmSeverity,
-  DeviceStatus,
-  DisconnectReason,
-  NotificationChannel,
-  PinLock,
-} from './contracts';
+import type { AlarmEscalation, AlarmSeverity, DeviceStatus, DisconnectReason, NotificationChannel, PinLock } from './contracts';
 import type { DeviceInfoFields } from './device-info';
 
 /** What a twin is, fixed for its life: what the gateway starts it with. */

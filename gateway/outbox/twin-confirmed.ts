@@ -18,6 +18,7 @@ export interface TwinConfirmedOptions {
  * removed `statusAhead`), or after `capMs`; other intents at once. The pacer of the `twin-online`
  * relays holds each slot this long, so a node keeps at most its slots' worth of twins confirming in
  * Temporal at a time (docs/architecture.md "Reconnect storms"). A stopping node stops waiting.
+ * Liveness follows workflows/twin/liveness.ts: the twin's decision, not this wait, settles the status.
  */
 export function untilTwinConfirmed({ redis, capMs, everyMs, signal }: TwinConfirmedOptions): (intent: OutboxIntent) => Promise<void> {
   return async (intent) => {

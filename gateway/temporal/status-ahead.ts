@@ -8,6 +8,9 @@
  * told of every `online` written ahead of it even if Temporal is down now, and its `device:status`.
  * Temporal is not on this path: a storm of reconnects costs Redis round trips, and the outbox relay
  * hands the signals to the twins at the pace Temporal takes them.
+ *
+ * Liveness follows workflows/twin/liveness.ts: the twin decides online and offline; what is shown
+ * here is the `online` that module decides for activity after the device's last change.
  */
 import type { Redis } from '../../common/redis';
 import { writeStatusAhead } from '../../store/device-mirror';

@@ -105,6 +105,8 @@ if ARGV[7] == '1' then
     end
   end
 end
+-- Liveness: follows workflows/twin/liveness.ts (a device's value is activity, which may bring it
+-- online): the wake marker tells its twin once per wake TTL while the mirror does not show it online.
 local wake = 0
 if ARGV[7] == '1' then
   local seen = redis.call('HGET', KEYS[4], 'lastSeen')

@@ -3,6 +3,7 @@
 -- Going offline also clears the gateway's wake marker, so the device's next message signals the
 -- twin at once however recently the last wake was. The write confirms an `online` the gateway wrote
 -- ahead (write-status-ahead-3.lua): `statusAhead` is removed; an older offline does not replace it.
+-- Liveness: follows workflows/twin/liveness.ts; this script writes what that module decided and decides nothing.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 device:{id}:wake. ARGV: 1 status, 2 statusChangedAt, 3 lastSeen or '',
 -- 4 why it went offline ('' for none: the field is removed), 5 '1' for the twin's first status of a
 -- device whose mirror had none at its start: written only while the mirror still has none,

@@ -5,6 +5,8 @@
 -- is older than `at` (a later change the twin wrote wins, and the twin would not take activity
 -- from before it), and it is marked `statusAhead` until the twin's own write (write-status-3.lua)
 -- confirms or corrects it.
+-- Liveness: follows workflows/twin/liveness.ts, which decides online and offline; this script only
+-- shows ahead the `online` that module decides for activity after the last change.
 -- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
 -- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
 --       4 '1' for a status `online` message: when the mirror shows online already, the twin is told

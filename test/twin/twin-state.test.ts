@@ -19,7 +19,12 @@ import { decideStep } from '../../workflows/twin/steps';
 import type { RunConfig } from '../../workflows/twin/version';
 
 /** A run before every patch (the heartbeat on a timer), and one with the liveness watch. */
-const cfg: RunConfig = { deviceId: 'dev-1', projectId: 'proj-1', heartbeatTimeoutS: 60, version: { heartbeatWatch: false, localSteps: false } };
+const cfg: RunConfig = {
+  deviceId: 'dev-1',
+  projectId: 'proj-1',
+  heartbeatTimeoutS: 60,
+  version: { heartbeatWatch: false, localSteps: false },
+};
 const watchCfg: RunConfig = { ...cfg, version: { heartbeatWatch: true, localSteps: true } };
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -35,13 +40,26 @@ const rule = (r: Partial<TwinRule> & Pick<TwinRule, 'condition'>): TwinRule => (
 
 const boot = (over: Partial<BootstrapResult> = {}): BootstrapResult => ({
   exists: true,
-  mirror: { status: 'offline', lastSeen: null, statusChangedAt: iso(T0 - 1000), ipAddress: null, firmwareVersion: null, hardwareType: null },
+  mirror: {
+    status: 'offline',
+    lastSeen: null,
+    statusChangedAt: iso(T0 - 1000),
+    ipAddress: null,
+    firmwareVersion: null,
+    hardwareType: null,
+  },
   locks: [],
   rules: [],
   ...over,
 });
 
-const seen = (over: Partial<LastSeenResult> = {}): LastSeenResult => ({ exists: true, lastSeen: null, pins: {}, pendingCommands: 0, ...over });
+const seen = (over: Partial<LastSeenResult> = {}): LastSeenResult => ({
+  exists: true,
+  lastSeen: null,
+  pins: {},
+  pendingCommands: 0,
+  ...over,
+});
 
 /** A bootstrapped twin, offline since T0 - 1 s, with these rules. */
 function started(rules: TwinRule[] = []): TwinState {
@@ -63,7 +81,10 @@ describe('start', () => {
 
     const first = bootstrapped(
       freshState(),
-      boot({ mirror: { ...boot().mirror, status: null, statusChangedAt: null }, locks: [{ pin: 'V1', lockedAt: iso(T0), widgetId: null }] }),
+      boot({
+        mirror: { ...boot().mirror, status: null, statusChangedAt: null },
+        locks: [{ pin: 'V1', lockedAt: iso(T0), widgetId: null }],
+      }),
       T0,
     );
     expect(first.effects).toEqual([{ kind: 'writeStatus', firstStatus: true }]);
@@ -71,7 +92,11 @@ describe('start', () => {
   });
 
   test('a mirror that says online without lastSeen starts the heartbeat from its status change', () => {
-    const s = bootstrapped(freshState(), boot({ mirror: { ...boot().mirror, status: 'online', statusChangedAt: iso(T0 - 5000) } }), T0).state;
+    const s = bootstrapped(
+      freshState(),
+      boot({ mirror: { ...boot().mirror, status: 'online', statusChangedAt: iso(T0 - 5000) } }),
+      T0,
+    ).state;
     expect(s.lastSeen).toBe(iso(T0 - 5000));
     expect(nextDeadline(s, cfg, T0)).toBe(T0 - 5000 + 60_000);
   });
@@ -178,19 +203,35 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
 
-  test('an offline later than the twin\'s own is recorded and written (runs after the patch), so older queued activity stays out', () => {
+  test("an offline later than the twin's own is recorded and written (runs after the patch), so older queued activity stays out", () => {
     const s = started(); // offline since T0 - 1 s
     const offline = receiveStatus(s, { status: 'offline', at: iso(T0 + 2000), reason: 'last will' }, T0 + 2000);
     expect(decideStep(offline.state, cfg, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
     const recorded = decideStep(offline.state, watchCfg, offline.step!);
-    expect(recorded.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 2000), offlineSince: T0 + 2000, disconnectReason: 'last will' });
+    expect(recorded.state).toMatchObject({
+      status: 'offline',
+      statusChangedAt: iso(T0 + 2000),
+      offlineSince: T0 + 2000,
+      disconnectReason: 'last will',
+    });
     expect(recorded.effects).toEqual([{ kind: 'writeStatus' }]);
     const late = receiveActivity(recorded.state, { at: iso(T0 + 1000), ahead: true }, T0 + 3000); // queued before the offline
-    expect(decideStep(late.state, watchCfg, late.step!)).toMatchObject({ state: { status: 'offline' }, effects: [{ kind: 'writeStatus' }] });
+    expect(decideStep(late.state, watchCfg, late.step!)).toMatchObject({
+      state: { status: 'offline' },
+      effects: [{ kind: 'writeStatus' }],
+    });
   });
 
   test('a fresh twin that finds an online written ahead makes it its own transition', () => {
-    const mirror = { status: 'online' as const, lastSeen: iso(T0), statusChangedAt: iso(T0), ipAddress: null, firmwareVersion: null, hardwareType: null, statusAhead: true };
+    const mirror = {
+      status: 'online' as const,
+      lastSeen: iso(T0),
+      statusChangedAt: iso(T0),
+      ipAddress: null,
+      firmwareVersion: null,
+      hardwareType: null,
+      statusAhead: true,
+    };
     const decision = bootstrapped(freshState(), boot({ mirror, rules: [onlineRule] }), T0 + 100);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), offlineSince: null });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
@@ -211,7 +252,10 @@ describe('liveness watch: one Temporal action per heartbeat period', () => {
 
   test('the watch ends in silence: offline by timeout; with kept commands and recent data: a flush', () => {
     const s = online();
-    expect(watchEnded(s, cfg, seen({ lastSeen: iso(T0) }), T0 + 60_000).state).toMatchObject({ status: 'offline', disconnectReason: 'timeout' });
+    expect(watchEnded(s, cfg, seen({ lastSeen: iso(T0) }), T0 + 60_000).state).toMatchObject({
+      status: 'offline',
+      disconnectReason: 'timeout',
+    });
     const flush = watchEnded(s, cfg, seen({ lastSeen: iso(T0 + 50_000), pendingCommands: 1 }), T0 + 60_000);
     expect(flush.state.status).toBe('online');
     expect(flush.effects).toEqual([{ kind: 'flushCommands' }]);
@@ -241,7 +285,10 @@ describe('status messages', () => {
   });
 
   test('a malformed status is ignored with a warning', () => {
-    expect(receiveStatus(started(), { status: 'sleeping' as never, at: iso(T0) }, T0)).toMatchObject({ step: null, warning: expect.any(String) });
+    expect(receiveStatus(started(), { status: 'sleeping' as never, at: iso(T0) }, T0)).toMatchObject({
+      step: null,
+      warning: expect.any(String),
+    });
   });
 
   test('info writes only the fields that changed and fit, and its time counts as activity', () => {
@@ -427,7 +474,10 @@ describe('alarms', () => {
     const cleared = apply(first.state, edge({ edge: 'clear', at: iso(T0 + 2000) }), T0 + 2000);
     expect(cleared.effects.map((e) => e.kind)).toEqual(['clearAlarm']);
     expect(receiveAlarmEdge(cleared.state, edge({ edgeId: 'late-raise', at: iso(T0 + 1000) }), T0 + 3000).step).toBeNull();
-    expect(receiveAlarmEdge(started(), { edge: 'raise' } as Partial<AlarmEdgeInput>, T0)).toMatchObject({ step: null, warning: expect.any(String) });
+    expect(receiveAlarmEdge(started(), { edge: 'raise' } as Partial<AlarmEdgeInput>, T0)).toMatchObject({
+      step: null,
+      warning: expect.any(String),
+    });
   });
 
   test('forSeconds: a short spike is cancelled by its clear edge and never raises', () => {

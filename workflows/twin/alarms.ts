@@ -109,12 +109,16 @@ export function alarmEdgeStep(s: TwinState, edge: AlarmEdgeInput, now: number): 
  * inside; an active alarm that is cleared or acknowledged (or gone) stops reminding, else it is
  * re-notified each period and escalated once.
  */
-export function evaluateAlarm(timer: AlarmTimer, reading: AlarmReading | null, now: number): { timer: AlarmTimer | null; effects: TwinEffect[] } {
+export function evaluateAlarm(
+  timer: AlarmTimer,
+  reading: AlarmReading | null,
+  now: number,
+): { timer: AlarmTimer | null; effects: TwinEffect[] } {
   if (timer.phase === 'pending') {
     if (timer.raiseAt === null || timer.raiseAt > now) return { timer, effects: [] };
     return reading?.inside ? raiseNow(timer.edge, now) : { timer: null, effects: [] };
   }
-  if (!reading || !reading.active || reading.acknowledged) return { timer: null, effects: [] };
+  if (!reading?.active || reading.acknowledged) return { timer: null, effects: [] };
   const effects: TwinEffect[] = [];
   let next = timer;
   if (timer.renotifyAt !== null && timer.renotifyAt <= now && timer.edge.renotifySeconds) {

@@ -57,7 +57,7 @@ import { type RunConfig, twinVersion } from './version';
 export type { TwinInput } from './definitions';
 
 /** Workflow time: deterministic inside the sandbox. */
-const nowMs = (): number => new Date().getTime();
+const nowMs = (): number => Date.now();
 
 export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   const { deviceId, projectId, heartbeatTimeoutS } = input;

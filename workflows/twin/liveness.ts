@@ -9,11 +9,13 @@
  * - Each change is written to the mirror first (writeStatus), then the status rules of the new
  *   status are notified (status-rules.ts), then, online, kept commands go out (commands.ts).
  *
- * The gateway and Redis follow this rule without deciding it: the gateway shows `online` ahead of
- * the twin and tells it (gateway/status-ahead.ts, store/lua/write-status-ahead-3.lua), a value from
- * a device the mirror does not show online wakes the twin (the wake marker, store/lua/store-point-12.lua),
- * the twin's write confirms or corrects the mirror (store/lua/write-status-3.lua), and the outbox
- * relay waits for that confirmation (gateway/outbox/twin-confirmed.ts).
+ * The gateway and Redis follow this rule without deciding it: the gateway shows `online` ahead
+ * of the twin and tells it (gateway/temporal/status-ahead.ts, store/lua/write-status-ahead-3.lua);
+ * a value from a device the mirror does not show online wakes the twin (the wake marker,
+ * store/lua/store-point-12.lua); the twin's write confirms or corrects the mirror
+ * (store/lua/write-status-3.lua); the outbox relay waits for that confirmation
+ * (gateway/outbox/twin-confirmed.ts); the liveness watch waits out the heartbeat deadline
+ * (activities/mirror.ts `awaitSilence`).
  */
 import type { DeviceStatus, DisconnectReason } from '../../common/contracts';
 import { isoOf, isTime, later, msOf } from '../../common/iso-time';
@@ -68,7 +70,8 @@ export function receiveActivity(s0: TwinState, input: Partial<ActivityInput> | u
   let next = heardAt(s, at);
   const pin = canonicalPin(input.pin);
   if (pin) next = { ...next, pinActivity: { ...next.pinActivity, [pin]: later(next.pinActivity[pin] ?? null, at) ?? at } };
-  if (next.status === 'offline') return { state: next, step: input.ahead ? { kind: 'activityAt', at, ahead: true } : { kind: 'activityAt', at } };
+  if (next.status === 'offline')
+    return { state: next, step: input.ahead ? { kind: 'activityAt', at, ahead: true } : { kind: 'activityAt', at } };
   if (next.bootstrapped && now - next.mirroredAt >= MIRROR_HEAL_INTERVAL_MS) {
     return { state: { ...next, mirroredAt: now }, step: { kind: 'healMirror' } };
   }

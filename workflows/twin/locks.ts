@@ -49,7 +49,9 @@ export function lockRequested(s: TwinState, req: LockInput, now: number): Decisi
 export function unlockRequested(s: TwinState, req: UnlockInput, now: number): Decision & { answer: UnlockResult } {
   const state = counted(s, 'updates', now);
   const pin = lockToRelease(state, req);
-  return pin === null ? { state, effects: [], answer: { released: false } } : { state, effects: [{ kind: 'deleteLock', pin }], answer: { released: true } };
+  return pin === null
+    ? { state, effects: [], answer: { released: false } }
+    : { state, effects: [{ kind: 'deleteLock', pin }], answer: { released: true } };
 }
 
 export function locked(s: TwinState, lock: PinLock): TwinState {

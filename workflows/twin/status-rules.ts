@@ -25,7 +25,11 @@ function statusNotice(rule: TwinRule, status: DeviceStatus): TwinEffect {
  * forSeconds. The holds replace those of the other status, so a device that flaps back within
  * forSeconds notifies nobody.
  */
-export function statusRulesOn(rules: TwinRule[], status: DeviceStatus, at: string): { holds: Record<string, StatusHold>; effects: TwinEffect[] } {
+export function statusRulesOn(
+  rules: TwinRule[],
+  status: DeviceStatus,
+  at: string,
+): { holds: Record<string, StatusHold>; effects: TwinEffect[] } {
   const holds: Record<string, StatusHold> = {};
   const effects: TwinEffect[] = [];
   for (const rule of rules) {
