@@ -74,4 +74,17 @@ if [ ! -x /usr/bin/chromium ]; then
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
 fi
 
+# The cluster harness (npm run cluster, docs/cluster.md) balances its gateways with Debian's
+# haproxy, as docker-compose.yml does (deploy/haproxy.cfg). Only the binary is used: the harness
+# runs it itself; the package's own service is not started here.
+if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
+  say "missing haproxy; installing Debian's haproxy with apt-get"
+  if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
+    say "not root and no sudo: install the haproxy package yourself" >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy
+fi
+
 say "ok"
