@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { deviceRateEnvShape } from './device-rate';
 import { managementRateEnvShape } from './management-rate';
+import { planSchema } from './plans';
 import { quotaEnvShape } from './quotas';
 
 /**
@@ -16,7 +17,6 @@ const hopCount = z
   .pipe(z.string().regex(/^\d{1,2}$/, 'a hop count: 0 without a proxy, else the number of proxies in front of the node'))
   .transform(Number);
 
-const plan = z.enum(['free', 'pro', 'pro_plus', 'enterprise']);
 
 /** NOTIFICATION_RETENTION_DAYS when unset; also the stores' own default. */
 export const NOTIFICATION_RETENTION_DAYS_DEFAULT = 90;
@@ -104,7 +104,7 @@ export const configSchema = z.object({
    * (gateway/history/persister.ts, point-writer.ts).
    */
   HISTORY_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(100),
-  DEFAULT_PLAN: plan.default('free'),
+  DEFAULT_PLAN: planSchema.default('free'),
   ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   CREDENTIAL_KEY: z
     .string()
@@ -147,8 +147,6 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
-export type Plan = z.infer<typeof plan>;
-export const PLANS = plan.options;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -1,4 +1,4 @@
-import type { Plan } from './config';
+import type { Plan } from './plans';
 import { planLimit, planLimitEnvShape, type PlanLimitEnv } from './plan-limits';
 
 /**

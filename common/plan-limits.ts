@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Plan } from './config';
+import type { Plan } from './plans';
 
 /** `QUOTA_<PLAN>_<NAME>`: the env variable of one plan's limit (DESIGN §11). */
 export type PlanLimitEnv<Name extends string> = `QUOTA_${Uppercase<Plan>}_${Name}`;

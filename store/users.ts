@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Plan } from '../common/config';
+import type { Plan } from '../common/plans';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { hsetIfExists } from './lua/hset-if-exists';

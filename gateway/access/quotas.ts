@@ -1,4 +1,5 @@
-import type { Config, Plan } from '../../common/config';
+import type { Config } from '../../common/config';
+import type { Plan } from '../../common/plans';
 import { AppError } from '../../common/errors';
 import { QUOTA_RESOURCES, quotaOf, type Quota, type QuotaResource } from '../../common/quotas';
 import type { Stores } from '../../store';

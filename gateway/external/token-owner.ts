@@ -1,4 +1,4 @@
-import type { Plan } from '../../common/config';
+import type { Plan } from '../../common/plans';
 import type { SimpleTokenHolder } from '../../store/devices';
 import type { RouteDeps } from '../routes/route-deps';
 

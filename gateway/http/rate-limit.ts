@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Plan } from '../../common/config';
+import type { Plan } from '../../common/plans';
 import { AppError } from '../../common/errors';
 import type { Limits, RateLimitCount, RateLimitStore } from '../../store/rate-limits';
 

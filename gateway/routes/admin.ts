@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { PLANS } from '../../common/config';
+import { PLANS } from '../../common/plans';
 import { hashSecret } from '../../common/credentials';
 import { AppError } from '../../common/errors';
 import { bearerToken } from '../http/auth-context';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Plan } from '../../common/config';
+import type { Plan } from '../../common/plans';
 import type { NotificationRecord } from '../../common/contracts';
 import type { Redis } from '../../common/redis';
 import { writeStatus } from '../../store/device-mirror';

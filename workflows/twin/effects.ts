@@ -1,6 +1,6 @@
 /**
  * What the reducers hand the shell: the new state and the I/O to run (effects), and, for a message,
- * the step it queues behind the twin's running steps. The shell (device-twin.ts, run-effects.ts)
+ * the step it queues behind the twin's running steps. The shell (device-twin.ts)
  * runs effects in order, one at a time.
  */
 import type { NotificationPriority, NotificationType, PinLock, DisconnectReason } from '../../common/contracts';
