@@ -83,7 +83,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const broker = await brokerCredentialsFromConfig(config, logger);
 
   const stores = createStores(redis, historyDb.pool, config, credentialKey);
-  const rules = createThresholdRuleCache(redis, rulesSub, logger);
+  const rules = createThresholdRuleCache(stores.ingest, rulesSub, logger);
   const notify = createNotifier(client, config.TEMPORAL_TASK_QUEUE);
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   const twinOutbox = keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE);

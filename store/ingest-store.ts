@@ -1,8 +1,9 @@
-import type { CommandState } from '../common/contracts';
+import type { CommandState, NotificationRule } from '../common/contracts';
 import type { Redis } from '../common/redis';
 import type { CommandChange, CommandStore } from './commands';
 import { importPoints, type ImportReading } from './import-points';
 import { createPendingCommandStore } from './pending-commands';
+import { readDeviceRules } from './rules';
 import { createSchedule } from './schedule';
 import { storePoint, type StorePointInput, type StorePointResult } from './store-point';
 
@@ -34,6 +35,11 @@ export interface IngestStore {
   moveCommand(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at?: string): Promise<CommandChange | null>;
   /** Keeps a write the broker did not take for the device, and schedules the device for the command resender. */
   keepUnsent(deviceId: string, pin: string, value: string, at: Date, command: UnsentCommand): Promise<void>;
+  /**
+   * A device's notification rules (store/rules.ts), for the threshold rule cache; a rule that does
+   * not parse is skipped and handed to `onUnreadable`.
+   */
+  readRules(deviceId: string, onUnreadable: (err: unknown) => void): Promise<NotificationRule[]>;
 }
 
 /** Where ingest writes: the history stream family and its bound, the outbox family, the resender's schedule. */
@@ -56,5 +62,6 @@ export function createIngestStore(redis: Redis, commands: CommandStore, streams:
       await pending.keep(deviceId, pin, value, at, command);
       await unsent.add(deviceId);
     },
+    readRules: (deviceId, onUnreadable) => readDeviceRules(redis, deviceId, onUnreadable),
   };
 }

@@ -1,8 +1,8 @@
 import type { NotificationRule, ThresholdCondition } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
+import type { IngestStore } from '../../store/ingest-store';
 import { RULES_CHANGED_CHANNEL } from '../../store/rules-changed';
-import { readDeviceRules } from '../../store/rules';
 import { isThresholdCondition } from './threshold';
 
 export type ThresholdRule = NotificationRule & { condition: ThresholdCondition; threshold: number; pin: number };
@@ -25,7 +25,7 @@ function isThresholdRule(rule: NotificationRule): rule is ThresholdRule {
  * publishes the device id on RULES_CHANGED_CHANNEL and every node drops its entry at once: the
  * next value of that device waits for the reload, values of other devices read memory only.
  */
-export function createThresholdRuleCache(redis: Redis, subscriber: Redis, logger: Logger) {
+export function createThresholdRuleCache(store: Pick<IngestStore, 'readRules'>, subscriber: Redis, logger: Logger) {
   const cache = new Map<string, { byPin: Map<number, ThresholdRule[]>; loadedAt: number }>();
   /** Loads under way, so the values of one device arriving together share one read. */
   const loading = new Map<string, Promise<Map<number, ThresholdRule[]>>>();
@@ -50,7 +50,8 @@ export function createThresholdRuleCache(redis: Redis, subscriber: Redis, logger
     const under = loading.get(deviceId);
     if (under) return under;
     const started = generation;
-    const read = readDeviceRules(redis, deviceId, (err) => logger.warn({ err, deviceId }, 'unreadable rule skipped'))
+    const read = store
+      .readRules(deviceId, (err) => logger.warn({ err, deviceId }, 'unreadable rule skipped'))
       .then((rules) => {
         const byPin = new Map<number, ThresholdRule[]>();
         for (const rule of rules.filter(isThresholdRule)) byPin.set(rule.pin, [...(byPin.get(rule.pin) ?? []), rule]);
