@@ -65,7 +65,8 @@ beforeAll(async () => {
     const monitor = await monitorCommands(node.options.host as string, node.options.port as number, ([command, shaOrBody]) => {
       const kind = command?.toLowerCase();
       if ((kind !== 'evalsha' && kind !== 'eval') || shaOrBody === undefined) return;
-      const name = nameBySha.get(kind === 'eval' ? createHash('sha1').update(shaOrBody).digest('hex') : shaOrBody);
+      // MONITOR's lines are read byte for byte (latin1): the body's bytes are hashed as Redis got them.
+      const name = nameBySha.get(kind === 'eval' ? createHash('sha1').update(Buffer.from(shaOrBody, 'latin1')).digest('hex') : shaOrBody);
       if (name) ran.add(name);
     });
     monitors.push(monitor);

@@ -26,8 +26,39 @@ export function monitorCommands(host: string, port: number, onCommand: (args: st
           continue;
         }
         const quoted = line.indexOf('"');
-        if (quoted >= 0) onCommand(line.slice(quoted + 1, -1).split('" "'));
+        if (quoted >= 0) onCommand(monitorArguments(line.slice(quoted)));
       }
     });
   });
+}
+
+const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b', '"': '"', '\\': '\\' };
+
+/**
+ * The arguments of one MONITOR line (`"EVAL" "local x = \"a\"\n..." "1"`), unquoted as Redis
+ * quotes them (sdscatrepr: `\"`, `\\`, `\n`, `\r`, `\t`, `\a`, `\b`, `\xHH`), so a script's body
+ * reads as sent.
+ */
+function monitorArguments(quoted: string): string[] {
+  const args: string[] = [];
+  let current: string | null = null;
+  for (let i = 0; i < quoted.length; i++) {
+    const c = quoted[i];
+    if (current === null) {
+      if (c === '"') current = '';
+      continue;
+    }
+    if (c === '"') {
+      args.push(current);
+      current = null;
+    } else if (c === '\\' && quoted[i + 1] === 'x') {
+      current += String.fromCharCode(Number.parseInt(quoted.slice(i + 2, i + 4), 16));
+      i += 3;
+    } else if (c === '\\') {
+      const next = quoted[i + 1];
+      current += ESCAPES[next] ?? next;
+      i += 1;
+    } else current += c;
+  }
+  return args;
 }
