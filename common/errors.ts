@@ -92,7 +92,7 @@ export type Dependency = 'redis' | 'temporal' | 'mqtt' | 'postgres';
 
 /**
  * A dependency did not answer in time or could not be reached. Thrown by the clients of Redis,
- * Temporal and the broker (common/redis.ts, gateway/twin-client.ts, gateway/notifier.ts, the
+ * Temporal and the broker (common/redis.ts, gateway/temporal/twin-client.ts, gateway/temporal/notifier.ts, the
  * dynsec client); the error middleware renders it as 503 SERVICE_UNAVAILABLE naming `dependency`.
  */
 export class DependencyUnavailableError extends Error {

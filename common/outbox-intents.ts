@@ -54,7 +54,7 @@ const alarmEdge = z.object({
   }),
 }) satisfies z.ZodType<AlarmEdgeIntent>;
 
-/** The gateway showed a device online ahead of its twin (gateway/status-ahead.ts): the twin takes it as activity and confirms. */
+/** The gateway showed a device online ahead of its twin (gateway/temporal/status-ahead.ts): the twin takes it as activity and confirms. */
 const twinOnline = z.object({ deviceId: z.string().min(1), projectId: z.string().min(1), at: z.string().min(1), pin: z.string().optional() });
 
 /** A device's status message or Last Will (gateway/mqtt/bridge.ts): its twin is told. */
@@ -76,7 +76,7 @@ export const twinInfoPayload = z.object({
 });
 
 /**
- * A device's new `dt_` token, written with its staging (gateway/rotate-device-token.ts), sealed
+ * A device's new `dt_` token, written with its staging (gateway/devices/rotate-device-token.ts), sealed
  * with CREDENTIAL_KEY: due at `dueAt`, when the request that staged it has surely ended, it gives
  * the broker the token and commits it, if it is still the staged one.
  */

@@ -82,7 +82,7 @@ export const keys = {
   onlineOutbox: (taskQueue: string) => `outbox-online:${taskQueue}`,
   /**
    * Devices with commands kept because publishing them failed while the device was online
-   * (gateway/command-resender.ts), scored by when the next node may try them (epoch ms). One per
+   * (gateway/mqtt/command-resender.ts), scored by when the next node may try them (epoch ms). One per
    * task queue, like the outbox; a key of its own slot, used only by single-key steps.
    */
   unsentCommands: (taskQueue: string) => `commands-unsent:${taskQueue}`,

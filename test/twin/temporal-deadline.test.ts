@@ -1,6 +1,6 @@
 /**
  * The gateway's Temporal calls carry their deadline without leaving Node's promise hooks on
- * (gateway/temporal-deadline.ts): once a call is done, the node's promises are not tracked.
+ * (gateway/temporal/temporal-deadline.ts): once a call is done, the node's promises are not tracked.
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * The twin's messages as Temporal knows them (names are part of running histories: never
- * renamed), and its input. The gateway (gateway/twin-client.ts) sends them; the shell
+ * renamed), and its input. The gateway (gateway/temporal/twin-client.ts) sends them; the shell
  * (device-twin.ts) handles them.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';

@@ -197,7 +197,7 @@ test('online written ahead, kept online by data through the liveness watch, offl
   await addRule(env.redis, device, { condition: 'offline', message: 'went {value}' });
   await addRule(env.redis, device, { condition: 'online', message: 'back {value}' });
   const at = iso();
-  // What the gateway and its outbox relay do (gateway/status-ahead.ts): the mirror first, then the twin's signal.
+  // What the gateway and its outbox relay do (gateway/temporal/status-ahead.ts): the mirror first, then the twin's signal.
   await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
   await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
   await eventually(async () => expect(await env.redis.hget(keys.deviceState(device.deviceId), 'statusAhead')).toBeNull());
