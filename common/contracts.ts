@@ -31,6 +31,15 @@ export type NotificationPriority = 'low' | 'normal' | 'high';
 export const ALARM_SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
 export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number];
 
+/** A severity's notification priority (docs/alarms.md): one table for the gateway's first notice and the twin's later ones. */
+export const SEVERITY_PRIORITY: Readonly<Record<AlarmSeverity, NotificationPriority>> = {
+  critical: 'high',
+  major: 'high',
+  minor: 'normal',
+  warning: 'normal',
+  info: 'low',
+};
+
 /** A threshold rule's escalation: unacknowledged this long, its alarm is notified on these channels too. */
 export interface AlarmEscalation {
   afterSeconds: number;

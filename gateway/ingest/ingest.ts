@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { withDeadline } from '../../common/deadline';
 import { idInShardOf } from '../../common/shard-ids';
-import type { NotificationRecord } from '../../common/contracts';
+import { SEVERITY_PRIORITY, type NotificationRecord } from '../../common/contracts';
 import type { Logger } from '../../common/logger';
 import type { MqttClient } from '../../common/mqtt';
 import { parsePin, valueFits } from '../../common/pins';
@@ -9,7 +9,8 @@ import type { StatusAhead } from '../temporal/status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError, type StoreErrorCode } from '../../store/errors';
 import type { ImportReading, IngestStore, NewCommand, StorePointResult } from '../../store/ingest-store';
-import { ruleEdgeOf } from './alarm-edges';
+import { DEFAULT_SEVERITY, ruleEdgeOf } from './alarm-edges';
+import { thresholdTitle } from './threshold';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
 
 /**
@@ -103,15 +104,16 @@ function commandOf(input: IngestInput, pin: string): NewCommand {
  * relay's repeated hand-offs one delivery).
  */
 function notificationOf(rule: ThresholdRule, value: string, at: string): NotificationRecord {
+  const severity = rule.severity ?? DEFAULT_SEVERITY;
   return {
     id: randomUUID(),
     projectId: rule.projectId,
     deviceId: rule.deviceId,
     ruleId: rule.id,
     type: 'threshold',
-    title: `Threshold: V${rule.pin} ${rule.condition} ${rule.threshold}`,
+    title: thresholdTitle(severity, `V${rule.pin}`, rule.condition, rule.threshold),
     message: rule.message.replaceAll('{value}', value),
-    priority: 'normal',
+    priority: SEVERITY_PRIORITY[severity],
     channels: rule.channels,
     read: false,
     createdAt: at,

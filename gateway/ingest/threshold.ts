@@ -1,9 +1,31 @@
-import type { ThresholdCondition } from '../../common/contracts';
+import type { AlarmSeverity, ThresholdCondition } from '../../common/contracts';
 
 export const THRESHOLD_CONDITIONS: readonly ThresholdCondition[] = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'];
 
 export function isThresholdCondition(condition: string): condition is ThresholdCondition {
   return (THRESHOLD_CONDITIONS as readonly string[]).includes(condition);
+}
+
+const CONDITION_WORDS: Readonly<Record<ThresholdCondition, string>> = {
+  gt: 'above',
+  gte: 'at or above',
+  lt: 'below',
+  lte: 'at or below',
+  eq: 'equal to',
+  neq: 'not equal to',
+};
+
+const SEVERITY_WORDS: Readonly<Record<AlarmSeverity, string>> = {
+  critical: 'Critical',
+  major: 'Major',
+  minor: 'Minor',
+  warning: 'Warning',
+  info: 'Info',
+};
+
+/** A threshold notification's title, as a person reads it: `Critical: V1 above 30`. */
+export function thresholdTitle(severity: AlarmSeverity, pin: string, condition: ThresholdCondition, threshold: number): string {
+  return `${SEVERITY_WORDS[severity]}: ${pin} ${CONDITION_WORDS[condition]} ${threshold}`;
 }
 
 /** A pin value as a finite number (`"21.5"`, `"true"` → 1, `"false"` → 0), or null when it is not one. */

@@ -48,12 +48,16 @@ async function alarmsOf(deviceId: string, query = ''): Promise<Alarm[]> {
   return res.body.data.alarms;
 }
 
-async function titlesOf(deviceId: string): Promise<string[]> {
+async function noticesOf(deviceId: string): Promise<Array<{ title: string; priority: string }>> {
   const res = await stack.request('GET', `/api/v1/notifications?projectId=${projectId}&deviceId=${deviceId}&limit=100`, { token: owner.token });
   expect(res.status).toBe(200);
-  return (res.body.data.notifications as Array<{ title: string; createdAt: string }>)
+  return (res.body.data.notifications as Array<{ title: string; priority: string; createdAt: string }>)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map((n) => n.title);
+    .map(({ title, priority }) => ({ title, priority }));
+}
+
+async function titlesOf(deviceId: string): Promise<string[]> {
+  return (await noticesOf(deviceId)).map((n) => n.title);
 }
 
 /** Writes values one after another, as an app would. */
@@ -78,7 +82,9 @@ test('a value oscillating around the threshold inside the clear band raises one 
     ]);
     return found;
   });
-  expect(await titlesOf(banded.id)).toEqual(['Threshold: V1 gt 30']);
+  // The severity names the notice and sets its priority (docs/alarms.md): critical is high, warning normal.
+  expect(await noticesOf(banded.id)).toEqual([{ title: 'Critical: V1 above 30', priority: 'high' }]);
+  expect((await noticesOf(bare.id))[0]).toEqual({ title: 'Warning: V1 above 30', priority: 'normal' });
 
   // Past the clear threshold it clears; the next raise is the same record, counted.
   const events = collect(socket, 'alarm');
@@ -122,7 +128,7 @@ test('forSeconds: a short spike raises nothing; a condition that holds raises, w
   }, 15_000);
   expect(Date.now() - raisedAfter).toBeGreaterThanOrEqual(2_000);
   expect(alarm).toMatchObject({ value: '45', raisedCount: 1, severity: 'warning' });
-  await eventually(async () => expect(await titlesOf(device.id)).toEqual(['Threshold: V1 gt 30']));
+  await eventually(async () => expect(await titlesOf(device.id)).toEqual(['Warning: V1 above 30']));
 }, 40_000);
 
 test('re-notify and escalation fire on time and stop once acknowledged; the timers survive a worker restart', async () => {
@@ -137,10 +143,10 @@ test('re-notify and escalation fire on time and stop once acknowledged; the time
     expect(found).toHaveLength(1);
     return found;
   }, 15_000);
-  await eventually(async () => expect(await titlesOf(device.id)).toContain('Threshold: V1 gt 30 (still active)'), 10_000);
+  await eventually(async () => expect(await titlesOf(device.id)).toContain('Warning: V1 above 30 (still active)'), 10_000);
 
   await stack.restartWorker();
-  await eventually(async () => expect(await titlesOf(device.id)).toContain('Threshold: V1 gt 30 (escalated)'), 15_000);
+  await eventually(async () => expect(await titlesOf(device.id)).toContain('Warning: V1 above 30 (escalated)'), 15_000);
   const reminders = (await titlesOf(device.id)).filter((t) => t.endsWith('(still active)')).length;
   expect(reminders).toBeGreaterThanOrEqual(2);
 

@@ -55,7 +55,7 @@ function monitorArguments(quoted: string): string[] {
       current += String.fromCharCode(Number.parseInt(quoted.slice(i + 2, i + 4), 16));
       i += 3;
     } else if (c === '\\') {
-      const next = quoted[i + 1];
+      const next = quoted[i + 1] ?? '';
       current += ESCAPES[next] ?? next;
       i += 1;
     } else current += c;

@@ -3,20 +3,13 @@
  * rule's condition) and hands each to the twin, which owns the alarm's record and its timers:
  * forSeconds before a raise, re-notify while unacknowledged, and escalation.
  */
-import type { AlarmSeverity, NotificationPriority } from '../../common/contracts';
+import { SEVERITY_PRIORITY } from '../../common/contracts';
 import { msOf } from '../../common/iso-time';
 import type { AlarmReading } from '../../common/twin-activities';
 import type { AlarmEdgeInput } from '../../common/twin-contracts';
 import type { Decision, Received, TwinEffect } from './effects';
 import { type AlarmTimer, counted, type TwinState } from './state';
 
-const SEVERITY_PRIORITY: Record<AlarmSeverity, NotificationPriority> = {
-  critical: 'high',
-  major: 'high',
-  minor: 'normal',
-  warning: 'normal',
-  info: 'low',
-};
 
 const ALARM_EDGES = new Set(['raise', 'clear']);
 
