@@ -6,10 +6,12 @@ import { AuthScreen } from './screens/AuthScreen';
 import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
 import { ProjectsScreen } from './screens/ProjectsScreen';
 import { ProjectScreen } from './screens/ProjectScreen';
-import { DeviceScreen } from './screens/DeviceScreen';
-import { AccountScreen } from './screens/AccountScreen';
+import { DeviceScreen } from './screens/device/DeviceScreen';
+import { AccountScreen } from './screens/account/AccountScreen';
 import { NotificationsScreen } from './screens/NotificationsScreen';
-import { HistoryScreen } from './screens/HistoryScreen';
+import { HistoryScreen } from './screens/history/HistoryScreen';
+import { NotFound } from './screens/NotFound';
+import { pinName } from './pins/pin-types';
 import { UnreadBadge } from './screens/UnreadBadge';
 
 export function App() {
@@ -42,13 +44,15 @@ function Shell() {
         <Link to="/projects" className="brand">
           Device Data Service
         </Link>
-        <Link to="/projects">Projects</Link>
-        <Link to="/notifications">
-          Notifications <UnreadBadge />
-        </Link>
-        <Link to="/account">Account</Link>
+        <span className="topbar-links">
+          <Link to="/projects">Projects</Link>
+          <Link to="/notifications">
+            Notifications <UnreadBadge />
+          </Link>
+          <Link to="/account">Account</Link>
+        </span>
         <span className="spacer" />
-        <span className="muted">{session.user.email}</span>
+        <span className="muted topbar-user">{session.user.email}</span>
         <button type="button" onClick={signOut}>
           Sign out
         </button>
@@ -67,14 +71,10 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/projects/:projectId', path))) return <ProjectScreen projectId={m.projectId as string} tab="dashboard" />;
   if ((m = match('/projects/:projectId/:tab', path))) return <ProjectScreen projectId={m.projectId as string} tab={m.tab as string} />;
   if ((m = match('/devices/:deviceId', path))) return <DeviceScreen deviceId={m.deviceId as string} />;
-  if ((m = match('/devices/:deviceId/pins/:pin', path))) return <HistoryScreen deviceId={m.deviceId as string} pin={Number(m.pin)} />;
+  if ((m = match('/devices/:deviceId/pins/:pin', path))) return <HistoryScreen deviceId={m.deviceId as string} pin={pinName(m.pin as string)} />;
   if (match('/account', path)) return <AccountScreen />;
   if (match('/notifications', path)) return <NotificationsScreen />;
-  return (
-    <p>
-      Nothing here. <Link to="/projects">Back to projects</Link>
-    </p>
-  );
+  return <NotFound />;
 }
 
 function ConnectionBanner() {

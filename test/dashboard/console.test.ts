@@ -38,11 +38,12 @@ async function signIn(page: Page, baseUrl: string, email: string): Promise<void>
   await page.getByRole('heading', { name: 'Projects' }).waitFor();
 }
 
+/** Adds a widget through the form; `fields` by their labels in the form. */
 async function addWidget(page: Page, type: string, pin: number, fields: Record<string, string> = {}): Promise<void> {
   await page.getByRole('button', { name: 'Add widget' }).click();
   await page.getByLabel('Widget type').selectOption(type);
   await page.getByLabel('Widget pin').fill(String(pin));
-  for (const [key, value] of Object.entries(fields)) await page.getByLabel(key, { exact: true }).fill(value);
+  for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
   await page.getByTestId('widget-form').getByRole('button', { name: 'Add widget' }).click();
   await page.getByTestId(`widget-${type}`).waitFor();
 }
@@ -104,8 +105,8 @@ test('sign up, project, device, gauge and slider live over MQTT, rule badge, vie
 
   // ... and a GAUGE on V1 and a SLIDER on V2.
   await owner.goto(projectUrl);
-  await addWidget(owner, 'GAUGE', 1, { min: '0', max: '100', suffix: '°C', label: 'Temperature' });
-  await addWidget(owner, 'SLIDER', 2, { min: '0', max: '100', step: '1', label: 'Fan speed' });
+  await addWidget(owner, 'GAUGE', 1, { Minimum: '0', Maximum: '100', Unit: '°C', Title: 'Temperature' });
+  await addWidget(owner, 'SLIDER', 2, { Minimum: '0', Maximum: '100', Step: '1', Title: 'Fan speed' });
 
   // A value published over MQTT with the device's credentials shows in the gauge within 1 s.
   device = await connectAsync(stack.config.MQTT_URL, { protocolVersion: 5, username: deviceId, password: token, reconnectPeriod: 0 });

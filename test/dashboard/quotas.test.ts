@@ -46,7 +46,7 @@ test('the account screen shows each quota used / limit; a device create over the
   await page.getByRole('button', { name: 'Create device' }).click();
   const alert = page.getByRole('alert').filter({ hasText: 'QUOTA_EXCEEDED' });
   await alert.waitFor();
-  expect(await alert.textContent()).toBe('QUOTA_EXCEEDED: Your plan allows 2 devices (2 used); nothing was created');
+  expect(await alert.textContent()).toBe('Your plan allows 2 devices (2 used); nothing was created (QUOTA_EXCEEDED)');
   await screenshot(page, 'quota-exceeded');
 
   await page.goto(`${stack.baseUrl}/account`);

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { KEYS_BY_TYPE } from '../../common/widget-config';
 import { type Browser, openBrowser, screenshot, signIn } from '../helpers/browser';
-import { createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { type Stack, startStack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 
@@ -148,6 +148,8 @@ test('device, history and account screens', async () => {
   });
   expect(text).toMatch(/^timestamp,value\n.+,23\n?$/);
   await screenshot(page, 'history');
+  // The external REST API, which keys authenticate, needs Pro or higher (SPEC §8).
+  await setPlan(stack.request, user, 'pro');
   await page.goto(`${stack.baseUrl}/account`);
   await page.getByLabel('API key name').fill('Home Assistant');
   await page.getByRole('button', { name: 'Create API key' }).click();

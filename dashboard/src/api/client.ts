@@ -3,7 +3,6 @@ import type {
   CreatedApiKey,
   Device,
   DeviceList,
-  Latest,
   Layout,
   Member,
   NotificationPage,
@@ -144,10 +143,9 @@ export const api = {
   setSimpleApi: (id: string, enabled: boolean) => call<SimpleApi>('PUT', `/devices/${id}/simple-api`, { body: { enabled } }),
   regenerateSimpleToken: (id: string) => call<{ token: string }>('POST', `/devices/${id}/simple-api/regenerate-token`),
   locks: (id: string) => call<{ locks: PinLock[] }>('GET', `/devices/${id}/locks`),
-  lockPin: (id: string, pin: number) => call<PinLock>('PUT', `/devices/${id}/pins/${pin}/lock`),
-  unlockPin: (id: string, pin: number) => call<void>('DELETE', `/devices/${id}/pins/${pin}/lock`),
+  lockPin: (id: string, pin: string) => call<PinLock>('PUT', `/devices/${id}/pins/${pin}/lock`),
+  unlockPin: (id: string, pin: string) => call<void>('DELETE', `/devices/${id}/pins/${pin}/lock`),
 
-  latest: (deviceId: string, pin: number) => call<Latest>('GET', `/data/${deviceId}/${pin}/latest`),
   writePin: (deviceId: string, pin: number, value: string) =>
     call<{ delivered: boolean }>('POST', `/data/${deviceId}/${pin}`, { body: { value } }),
   history: (deviceId: string, pin: number, query: HistoryQuery) =>
@@ -183,13 +181,3 @@ export const api = {
   acknowledgeAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/acknowledge`),
   clearAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/clear`),
 };
-
-export function errorText(err: unknown): string {
-  if (err instanceof ApiError) {
-    // A QUOTA_EXCEEDED's message names the resource, the limit and the use (docs/limits.md).
-    if (!Array.isArray(err.details)) return `${err.code}: ${err.message}`;
-    const detail = err.details.map((d) => `${d.field}: ${d.problem}`).join('; ');
-    return `${err.code}: ${err.message}${detail ? ` (${detail})` : ''}`;
-  }
-  return err instanceof Error ? err.message : String(err);
-}

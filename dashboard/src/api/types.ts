@@ -127,11 +127,6 @@ export interface Widget {
   updatedAt: string;
 }
 
-export interface Latest {
-  value: string;
-  timestamp: string;
-}
-
 export interface Point {
   timestamp: string;
   value: number;

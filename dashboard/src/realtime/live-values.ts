@@ -38,15 +38,15 @@ class KeyedStore<T> {
   }
 }
 
-export const pinKey = (deviceId: string, pin: number | string): string =>
-  `${deviceId}:${typeof pin === 'number' ? `V${pin}` : pin.toUpperCase()}`;
+/** `pin` is a pin's canonical name (`V0`, `D3`, `A15`), as events and snapshots carry it. */
+export const pinKey = (deviceId: string, pin: string): string => `${deviceId}:${pin.toUpperCase()}`;
 
 export const pinValues = new KeyedStore<LiveValue>();
 /** Every value a pin took while the page was open, for the charts (the newest 200). */
 export const pinSeries = new KeyedStore<LiveValue[]>();
 export const deviceStatuses = new KeyedStore<LiveStatus>();
 
-export function recordPinValue(deviceId: string, pin: number | string, value: LiveValue): void {
+export function recordPinValue(deviceId: string, pin: string, value: LiveValue): void {
   const key = pinKey(deviceId, pin);
   const current = pinValues.get(key);
   if (current && current.at > value.at) return;
@@ -67,14 +67,14 @@ function inSeries(series: LiveValue[], value: LiveValue): boolean {
 }
 
 /** Merges stored points (e.g. the last hour) under what arrived live, oldest first, keeping 200. */
-export function seedPinSeries(deviceId: string, pin: number, points: LiveValue[]): void {
+export function seedPinSeries(deviceId: string, pin: string, points: LiveValue[]): void {
   const key = pinKey(deviceId, pin);
   const byTime = new Map<string, LiveValue>();
   for (const p of [...points, ...(pinSeries.get(key) ?? [])]) byTime.set(p.at, p);
   pinSeries.set(key, [...byTime.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).slice(-200));
 }
 
-export function usePinValue(deviceId: string, pin: number): LiveValue | undefined {
+export function usePinValue(deviceId: string, pin: string): LiveValue | undefined {
   const key = pinKey(deviceId, pin);
   return useSyncExternalStore(
     (l) => pinValues.subscribe(key, l),
@@ -82,7 +82,7 @@ export function usePinValue(deviceId: string, pin: number): LiveValue | undefine
   );
 }
 
-export function usePinSeries(deviceId: string, pin: number): LiveValue[] | undefined {
+export function usePinSeries(deviceId: string, pin: string): LiveValue[] | undefined {
   const key = pinKey(deviceId, pin);
   return useSyncExternalStore(
     (l) => pinSeries.subscribe(key, l),

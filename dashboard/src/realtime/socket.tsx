@@ -3,7 +3,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { Ack, ClientToServerEvents, ServerToClientEvents } from '../../../common/contracts';
 import { deviceStatuses, recordPinValue } from './live-values';
 
-type DdsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type DdsSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 type Target = { projectId: string } | { deviceId: string };
 
 interface SocketState {
@@ -112,7 +112,7 @@ export function useSocketEvent<E extends keyof ServerToClientEvents>(event: E, h
 export function writePin(
   socket: DdsSocket,
   deviceId: string,
-  pin: number,
+  pin: string,
   value: string,
 ): Promise<Ack<{ delivered: boolean; commandId: string | null }>> {
   return socket

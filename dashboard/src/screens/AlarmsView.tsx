@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { Project } from '../api/types';
 import { useSocket, useSocketEvent } from '../realtime/socket';
 import { Card, ErrorLine, timeAgo, useAction, useLoad } from '../ui/common';
+import { SeverityBadge } from '../ui/SeverityBadge';
 
 const STATES = ['', 'active', 'cleared'];
 
@@ -35,12 +36,12 @@ export function AlarmsView({ project }: { project: Project }) {
       <ErrorLine error={list.error ?? error} />
       <ul className="notifications">
         {list.data?.alarms.map((a) => (
-          <li key={a.id} className={a.acknowledged ? 'read' : 'unread'} data-testid="alarm" data-state={a.state} data-acknowledged={a.acknowledged}>
+          <li key={a.id} className={`sev-${a.severity} ${a.acknowledged ? 'read' : 'unread'}`} data-testid="alarm" data-state={a.state} data-acknowledged={a.acknowledged}>
             <div>
               <strong>
                 {deviceName(a.deviceId)} · {a.pin} = {a.value}
               </strong>{' '}
-              <span className={`severity ${a.severity}`}>{a.severity}</span> <span className="muted">{a.state}</span>
+              <SeverityBadge severity={a.severity} /> <span className="muted">{a.state}</span>
               {a.acknowledged && <span className="muted"> · acknowledged {timeAgo(a.acknowledgedAt)}</span>}
               <p className="muted">
                 raised {a.raisedCount}× · last {timeAgo(a.lastRaisedAt)}
@@ -63,7 +64,7 @@ export function AlarmsView({ project }: { project: Project }) {
             )}
           </li>
         ))}
-        {list.data && list.data.alarms.length === 0 && <li className="muted">No alarms.</li>}
+        {list.data && list.data.alarms.length === 0 && <li className="empty">No alarms.{state === 'active' ? ' Nothing needs attention.' : ''}</li>}
       </ul>
     </Card>
   );

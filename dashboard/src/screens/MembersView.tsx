@@ -24,6 +24,7 @@ export function MembersView({ project }: { project: Project }) {
   return (
     <Card title="Members">
       <ErrorLine error={error} />
+      <div className="table-scroll">
       <table>
         <thead>
           <tr>
@@ -60,6 +61,7 @@ export function MembersView({ project }: { project: Project }) {
           ))}
         </tbody>
       </table>
+      </div>
       {canManage && (
         <form className="row" onSubmit={add}>
           <input type="email" required placeholder="Email of a registered user" aria-label="Member email" value={email} onChange={(e) => setEmail(e.target.value)} />

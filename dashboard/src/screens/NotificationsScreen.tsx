@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import { useSocket, useSocketEvent } from '../realtime/socket';
 import { Card, ErrorLine, timeAgo, useAction, useLoad } from '../ui/common';
+import { PriorityBadge } from '../ui/SeverityBadge';
 import { notificationsChanged } from './UnreadBadge';
 
 const TYPES = ['', 'threshold', 'device_status', 'no_data', 'device'];
@@ -61,9 +62,9 @@ export function NotificationsScreen() {
         <ErrorLine error={list.error ?? error} />
         <ul className="notifications">
           {data?.notifications.map((n) => (
-            <li key={n.id} className={n.read ? 'read' : 'unread'} data-testid="notification">
+            <li key={n.id} className={`prio-${n.priority} ${n.read ? 'read' : 'unread'}`} data-testid="notification" data-priority={n.priority}>
               <div>
-                <strong>{n.title}</strong> <span className={`priority ${n.priority}`}>{n.priority}</span>
+                <strong>{n.title}</strong> <PriorityBadge priority={n.priority} />
                 <p>{n.message}</p>
                 <span className="muted">
                   {projectName(n.projectId)} · {n.type} · {timeAgo(n.createdAt)}
@@ -81,7 +82,9 @@ export function NotificationsScreen() {
               </div>
             </li>
           ))}
-          {data && data.notifications.length === 0 && <li className="muted">Nothing here.</li>}
+          {data && data.notifications.length === 0 && (
+            <li className="empty">{unreadOnly || type || projectId ? 'No notification matches these filters.' : 'No notifications yet. Rules raise them: set one up on a project’s Rules tab.'}</li>
+          )}
         </ul>
         <div className="row">
           <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>

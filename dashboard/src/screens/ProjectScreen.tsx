@@ -2,9 +2,10 @@ import { api } from '../api/client';
 import { useRoom } from '../realtime/socket';
 import { Link } from '../router';
 import { ErrorLine, useLoad } from '../ui/common';
-import { DashboardView } from './DashboardView';
-import { DevicesView } from './DevicesView';
+import { DashboardView } from './dashboard/DashboardView';
+import { DevicesView } from './devices/DevicesView';
 import { MembersView } from './MembersView';
+import { NotFound } from './NotFound';
 import { ProjectSettings } from './ProjectSettings';
 import { AlarmsView } from './AlarmsView';
 import { RulesView } from './RulesView';
@@ -19,8 +20,9 @@ const TABS: Array<[string, string]> = [
 ];
 
 export function ProjectScreen({ projectId, tab }: { projectId: string; tab: string }) {
-  const { data: project, error, reload } = useLoad(() => api.project(projectId), [projectId]);
+  const { data: project, error, notFound, reload } = useLoad(() => api.project(projectId), [projectId]);
   useRoom({ projectId });
+  if (notFound) return <NotFound what="project" />;
   if (error) return <ErrorLine error={error} />;
   if (!project) return <p className="muted">Loading…</p>;
   const base = `/projects/${projectId}`;

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import type { NotificationChannel, NotificationRule, Project, RuleCondition } from '../api/types';
-import { Card, DeviceSelect, ErrorLine, useAction, useLoad } from '../ui/common';
+import { Card, DeviceSelect, EmptyRow, ErrorLine, useAction, useLoad } from '../ui/common';
 
 /** Every condition of DESIGN §8 and the fields it needs. */
 const CONDITIONS: Array<{ value: RuleCondition; label: string; pin: 'required' | 'optional' | 'none'; threshold: boolean; duration: boolean }> = [
@@ -129,6 +129,7 @@ export function RulesView({ project }: { project: Project }) {
         }
       >
         <ErrorLine error={rules.error} />
+        <div className="table-scroll">
         <table>
           <thead>
             <tr>
@@ -170,9 +171,12 @@ export function RulesView({ project }: { project: Project }) {
                 </td>
               </tr>
             ))}
+            {rules.data?.rules.length === 0 && (
+              <EmptyRow columns={6} text={firstDevice ? 'No rules yet. A rule notifies you when a value crosses a threshold, data stops or a device goes offline.' : 'No rules yet. Create a device first: rules watch a device.'} />
+            )}
           </tbody>
         </table>
-        {!firstDevice && <p className="muted">Create a device first: rules watch a device.</p>}
+        </div>
       </Card>
       {draft && (
         <Card title={draft.id ? 'Edit rule' : 'New rule'}>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api, errorText } from '../api/client';
+import { api } from '../api/client';
+import { errorText } from '../api/errors';
 import { Link } from '../router';
 
 /** Where the verify link lands (`/verify-email?token=…`): verifies with the token, signed in or not. */

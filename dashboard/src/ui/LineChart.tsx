@@ -1,6 +1,8 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { placeTimeTicks } from './chart-ticks';
+import { AXIS_FONT, tickLabels, tickSpace } from './time-axis';
 
 /** A uPlot line (or bar) chart sized to its box; `xs` in seconds since the epoch. */
 export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { xs: number[]; ys: number[]; height: number; bars?: boolean; label?: string }) {
@@ -10,6 +12,7 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    let ticks: Array<{ at: number; text: string }> = [];
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 100),
       height,
@@ -25,7 +28,24 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
           paths: bars ? uPlot.paths.bars?.({ size: [0.8, 40] }) : undefined,
         },
       ],
-      axes: [{ stroke: '#64748b', grid: { stroke: '#eef2f7' } }, { stroke: '#64748b', grid: { stroke: '#eef2f7' }, size: 45 }],
+      axes: [
+        {
+          // The labels are DOM text placed by placeTimeTicks; the canvas draws the ticks and grid only.
+          stroke: 'transparent',
+          font: AXIS_FONT,
+          grid: { stroke: '#eef2f7' },
+          ticks: { stroke: '#cbd5e1' },
+          space: (_u, _axis, min, max, plotDim) => tickSpace(max - min, plotDim),
+          values: (u, splits, _axis, _space, incr) => {
+            const scale = u.scales.x;
+            const texts = tickLabels(splits, (scale?.max ?? 0) - (scale?.min ?? 0), incr);
+            ticks = splits.map((at, i) => ({ at, text: texts[i] ?? '' }));
+            return texts;
+          },
+        },
+        { stroke: '#64748b', font: AXIS_FONT, grid: { stroke: '#eef2f7' }, size: 45 },
+      ],
+      hooks: { draw: [(u) => placeTimeTicks(u, ticks)] },
     };
     plot.current = new uPlot(opts, [xs, ys], el);
     const resize = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(el.clientWidth, 100), height }));
@@ -47,5 +67,5 @@ export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { x
     if (first !== undefined && last !== undefined && last - first < 60) p.setScale('x', { min: first - 60, max: last + 60 });
   }, [xs, ys]);
 
-  return <div ref={box} className="chart" />;
+  return <div ref={box} className="chart" data-testid="chart" />;
 }

@@ -1,10 +1,14 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { errorText } from '../api/client';
+import { ApiError } from '../api/client';
+import { errorText } from '../api/errors';
 
-/** Loads `load()` on mount and whenever `deps` change; exposes data, error and a reload. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; reload: () => void } {
+/**
+ * Loads `load()` on mount and whenever `deps` change; exposes data, error (`notFound` when the API
+ * answered 404: the thing is gone or not the caller's) and a reload.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; notFound: boolean; reload: () => void } {
   const [data, setData] = useState<T>();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ text: string; notFound: boolean } | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
@@ -14,13 +18,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
         setData(d);
         setError(null);
       },
-      (err: unknown) => live && setError(errorText(err)),
+      (err: unknown) => live && setError({ text: errorText(err), notFound: err instanceof ApiError && err.status === 404 }),
     );
     return () => {
       live = false;
     };
   }, [...deps, tick]);
-  return { data, error, reload: () => setTick((t) => t + 1) };
+  return { data, error: error?.text ?? null, notFound: error?.notFound ?? false, reload: () => setTick((t) => t + 1) };
 }
 
 export function ErrorLine({ error }: { error: string | null | undefined }) {
@@ -129,5 +133,16 @@ export function DeviceSelect({
         ))}
       </select>
     </label>
+  );
+}
+
+/** The one row of a table with nothing to list: says why, and what to do about it. */
+export function EmptyRow({ columns, text }: { columns: number; text: string }) {
+  return (
+    <tr className="empty-row">
+      <td colSpan={columns} className="empty">
+        {text}
+      </td>
+    </tr>
   );
 }

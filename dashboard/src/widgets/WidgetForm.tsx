@@ -1,77 +1,97 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { DATA_TYPES, type ConfigKey } from '../../../common/widget-config';
 import type { Device, JsonValue, Widget, WidgetConfig } from '../api/types';
+import { draftName, PinPicker, pinDraftOf, type PinDraft } from '../pins/PinPicker';
+import { widgetPin } from '../pins/widget-pin';
 import { DeviceSelect } from '../ui/common';
 import { keysOf, title, WIDGET_TYPES, type WidgetType } from './catalog';
+import { CONFIG_FIELDS, DATA_TYPE_LABELS } from './config-fields';
 
 export interface WidgetDraft {
   type: WidgetType;
   deviceId: string;
-  pin: number;
+  /** The pin's name: V0–V255, D0–D99 or A0–A15. */
+  pin: string;
   config: WidgetConfig;
 }
 
 const NUMBER_KEYS = new Set<ConfigKey>(['min', 'max', 'step']);
+
+function configOf(type: WidgetType, fields: Record<string, string>): WidgetConfig {
+  const config: WidgetConfig = {};
+  for (const key of keysOf(type)) {
+    const raw = (fields[key] ?? '').trim();
+    if (raw === '') continue;
+    let value: JsonValue = raw;
+    if (NUMBER_KEYS.has(key)) value = Number(raw);
+    else if (key === 'locked') value = raw === 'true';
+    else if (key === 'options')
+      value = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    config[key] = value;
+  }
+  return config;
+}
+
+/** One config field: its human label, the input that fits the key, and a line of help under it. */
+function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string; onChange: (v: string) => void }) {
+  const help = useId();
+  const { label, help: text } = CONFIG_FIELDS[name];
+  const hint = (
+    <small id={help} className="help">
+      {text}
+    </small>
+  );
+  if (name === 'locked')
+    return (
+      <div>
+        <label className="inline">
+          <input type="checkbox" aria-describedby={help} checked={value === 'true'} onChange={(e) => onChange(e.target.checked ? 'true' : 'false')} /> {label}
+        </label>
+        {hint}
+      </div>
+    );
+  return (
+    <div className="field">
+      <label>
+        {label}
+        {name === 'dataType' ? (
+          <select aria-describedby={help} value={value} onChange={(e) => onChange(e.target.value)}>
+            <option value="">Not set</option>
+            {DATA_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {DATA_TYPE_LABELS[t]}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input aria-describedby={help} type={NUMBER_KEYS.has(name) ? 'number' : 'text'} step="any" value={value} onChange={(e) => onChange(e.target.value)} />
+        )}
+      </label>
+      {hint}
+    </div>
+  );
+}
 
 /** The form of one type: its fields are the config keys the gateway's schema knows for that type. */
 export function WidgetForm(props: { devices: Device[]; editing: Widget | null; onSave: (draft: WidgetDraft) => Promise<void>; onCancel: () => void; error: string | null }) {
   const { editing, devices } = props;
   const [type, setType] = useState<WidgetType>((editing?.type as WidgetType) ?? 'GAUGE');
   const [deviceId, setDeviceId] = useState(editing?.deviceId ?? devices[0]?.id ?? '');
-  const [pin, setPin] = useState(String(editing?.pin ?? 0));
+  const [pin, setPin] = useState<PinDraft>(pinDraftOf(editing ? widgetPin(editing) : 'V0'));
   const [fields, setFields] = useState<Record<string, string>>(() => {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(editing?.config ?? {})) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return out;
   });
+  // A KEYPAD lock is held on the widget's `pin`, which the widget API reads as a V pin.
+  const pinTypes = type === 'KEYPAD' ? (['V'] as const) : undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const config: WidgetConfig = {};
-    for (const key of keysOf(type)) {
-      const raw = (fields[key] ?? '').trim();
-      if (raw === '') continue;
-      let value: JsonValue = raw;
-      if (NUMBER_KEYS.has(key)) value = Number(raw);
-      else if (key === 'locked') value = raw === 'true';
-      else if (key === 'options')
-        value = raw
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-      config[key] = value;
-    }
-    void props.onSave({ type, deviceId, pin: Number(pin), config });
-  };
-
-  const field = (key: ConfigKey) => {
-    const set = (v: string) => setFields({ ...fields, [key]: v });
-    const value = fields[key] ?? '';
-    const label = `${key}${key === 'options' ? ' (comma separated)' : ''}`;
-    if (key === 'dataType')
-      return (
-        <label key={key}>
-          {label}
-          <select aria-label={key} value={value} onChange={(e) => set(e.target.value)}>
-            <option value="">—</option>
-            {DATA_TYPES.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </label>
-      );
-    if (key === 'locked')
-      return (
-        <label key={key} className="inline">
-          <input type="checkbox" aria-label="locked" checked={value === 'true'} onChange={(e) => set(e.target.checked ? 'true' : 'false')} /> Lock the pin (writes refused)
-        </label>
-      );
-    return (
-      <label key={key}>
-        {label}
-        <input aria-label={key} type={NUMBER_KEYS.has(key) ? 'number' : 'text'} step="any" value={value} onChange={(e) => set(e.target.value)} />
-      </label>
-    );
+    void props.onSave({ type, deviceId, pin: draftName(pin), config: configOf(type, fields) });
   };
 
   return (
@@ -79,7 +99,16 @@ export function WidgetForm(props: { devices: Device[]; editing: Widget | null; o
       <h2>{editing ? `Edit ${title(editing.type)}` : 'Add widget'}</h2>
       <label>
         Type
-        <select aria-label="Widget type" value={type} disabled={!!editing} onChange={(e) => setType(e.target.value as WidgetType)}>
+        <select
+          aria-label="Widget type"
+          value={type}
+          disabled={!!editing}
+          onChange={(e) => {
+            const next = e.target.value as WidgetType;
+            setType(next);
+            if (next === 'KEYPAD') setPin({ ...pin, type: 'V' });
+          }}
+        >
           {WIDGET_TYPES.map((t) => (
             <option key={t} value={t}>
               {title(t)}
@@ -88,11 +117,10 @@ export function WidgetForm(props: { devices: Device[]; editing: Widget | null; o
         </select>
       </label>
       <DeviceSelect devices={devices} value={deviceId} onChange={setDeviceId} ariaLabel="Widget device" disabled={!!editing} />
-      <label>
-        Pin (V0–V255)
-        <input aria-label="Widget pin" type="number" min={0} max={255} required disabled={!!editing} value={pin} onChange={(e) => setPin(e.target.value)} />
-      </label>
-      {keysOf(type).map(field)}
+      <PinPicker label="Widget pin" value={pin} onChange={setPin} types={pinTypes} disabled={!!editing} />
+      {keysOf(type).map((key) => (
+        <ConfigField key={key} name={key} value={fields[key] ?? ''} onChange={(v) => setFields({ ...fields, [key]: v })} />
+      ))}
       {props.error && (
         <p className="error" role="alert">
           {props.error}

@@ -1,7 +1,9 @@
 import { memo, useRef, useState } from 'react';
 import type { CommandState } from '../../../common/contracts';
+import { errorText } from '../api/errors';
 import type { Widget } from '../api/types';
 import { usePinSeries, usePinValue } from '../realtime/live-values';
+import { widgetPin } from '../pins/widget-pin';
 import { useSocket, useSocketEvent, writePin } from '../realtime/socket';
 import { INPUT_TYPES, isWidgetType, str, title } from './catalog';
 import { WidgetBody } from './WidgetBody';
@@ -17,23 +19,24 @@ interface Props {
 /** One widget: its live value (re-rendered alone on its pin's updates), writes and their errors. */
 export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readOnly, onEdit, onDelete }: Props) {
   const { socket } = useSocket();
-  const value = usePinValue(widget.deviceId, widget.pin);
-  const series = usePinSeries(widget.deviceId, widget.pin);
+  const pin = widgetPin(widget);
+  const value = usePinValue(widget.deviceId, pin);
+  const series = usePinSeries(widget.deviceId, pin);
   const [error, setError] = useState<string | null>(null);
   const type = isWidgetType(widget.type) ? widget.type : null;
   // The last write's command and its state (docs/commands.md): its events may come before the ack.
   const [command, setCommand] = useState<{ id: string; state: CommandState } | null>(null);
   const seen = useRef(new Map<string, CommandState>());
   useSocketEvent('command', (c) => {
-    if (c.deviceId !== widget.deviceId || c.pin !== `V${widget.pin}`) return;
+    if (c.deviceId !== widget.deviceId || c.pin !== pin) return;
     seen.current.set(c.id, c.state);
     setCommand((current) => (current?.id === c.id ? { id: c.id, state: c.state } : current));
   });
 
   const write = (v: string) => {
     setError(null);
-    void writePin(socket, widget.deviceId, widget.pin, v).then((ack) => {
-      if (!ack.success) return setError(`${ack.error.code}: ${ack.error.message}`);
+    void writePin(socket, widget.deviceId, pin, v).then((ack) => {
+      if (!ack.success) return setError(errorText(ack.error));
       if (ack.commandId) setCommand({ id: ack.commandId, state: seen.current.get(ack.commandId) ?? (ack.delivered ? 'sent' : 'queued') });
     });
   };
@@ -43,7 +46,7 @@ export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readO
       <header className="widget-handle">
         <strong>{str(widget.config, 'label', title(widget.type))}</strong>
         <span className="muted">
-          {deviceName} · V{widget.pin}
+          {deviceName} · {pin}
         </span>
         {!readOnly && (
           <span className="widget-actions">

@@ -1,0 +1,39 @@
+import { useEffect, useMemo } from 'react';
+import { api } from '../../api/client';
+import type { Widget } from '../../api/types';
+import { dataApiPin } from '../../pins/pin-types';
+import { widgetPin } from '../../pins/widget-pin';
+import { seedPinSeries } from '../../realtime/live-values';
+
+const CHART_TYPES = new Set(['GRAPH', 'SPARKLINE', 'BAR_CHART']);
+const HOUR_MS = 3_600_000;
+
+/**
+ * Chart widgets open with their pin's last hour of stored points, then grow with live updates.
+ * The data API reads V pins only, so a chart of a D or A pin starts from what arrives live.
+ */
+export function useChartHistory(widgets: Widget[] | undefined, epoch: number): void {
+  const pins = useMemo(() => {
+    const keys = (widgets ?? []).filter((w) => CHART_TYPES.has(w.type)).map((w) => `${w.deviceId}|${widgetPin(w)}`);
+    return [...new Set(keys)].sort().join(',');
+  }, [widgets]);
+  useEffect(() => {
+    if (!pins) return;
+    const to = new Date();
+    const from = new Date(to.getTime() - HOUR_MS);
+    for (const key of pins.split(',')) {
+      const [deviceId, pin] = key.split('|') as [string, string];
+      const number = dataApiPin(pin);
+      if (number === null) continue;
+      api.history(deviceId, number, { from: from.toISOString(), to: to.toISOString(), aggregate: 'raw', limit: 200 }).then(
+        (h) =>
+          seedPinSeries(
+            deviceId,
+            pin,
+            h.points.map((p) => ({ value: String(p.value), at: p.timestamp })),
+          ),
+        () => undefined,
+      );
+    }
+  }, [pins, epoch]);
+}
