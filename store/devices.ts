@@ -105,7 +105,14 @@ export function newDevice(projectId: string, input: { name: string; description:
 }
 
 /** A page of devices: by page number (management) or by offset (external REST). */
-export type DeviceListQuery = { status?: DeviceStatus; limit: number } & ({ page: number } | { offset: number });
+export type DeviceListQuery = { status?: DeviceStatus; q?: string; tag?: string; limit: number } & ({ page: number } | { offset: number });
+
+/** Whether a device's name and tags match the list's `q` (name contains, any case) and `tag` filters. */
+function matchesText(name: string | null, tagsJson: string | null, query: Pick<DeviceListQuery, 'q' | 'tag'>): boolean {
+  if (query.q !== undefined && !(name ?? '').toLowerCase().includes(query.q.toLowerCase())) return false;
+  if (query.tag !== undefined && !(tagsJson ? (JSON.parse(tagsJson) as string[]) : []).includes(query.tag)) return false;
+  return true;
+}
 
 /** `outbox`: the outbox family (keys.outbox) a device's twin-start and device-retire intents are written to. */
 export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
@@ -189,7 +196,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return d ? { ...d, state: toDeviceState(state) } : null;
     },
 
-    /** Devices of the given projects, oldest first, filtered by mirrored status and paged. */
+    /** Devices of the given projects, oldest first, filtered by name, tag and mirrored status, and paged. */
     async list(projectIds: string[], query: DeviceListQuery): Promise<{ devices: DeviceWithState[]; total: number }> {
       const idLists = await Promise.all(
         projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')),
@@ -204,9 +211,13 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         .map((p) => p.id);
 
       let ids = ordered;
+      if (query.q !== undefined || query.tag !== undefined) {
+        const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags')));
+        ids = ids.filter((_, i) => matchesText(records[i]?.[0] ?? null, records[i]?.[1] ?? null, query));
+      }
       if (query.status) {
-        const statuses = await Promise.all(ordered.map((id) => redis.hget(keys.deviceState(id), 'status')));
-        ids = ordered.filter((_, i) => (statuses[i] ?? 'offline') === query.status);
+        const statuses = await Promise.all(ids.map((id) => redis.hget(keys.deviceState(id), 'status')));
+        ids = ids.filter((_, i) => (statuses[i] ?? 'offline') === query.status);
       }
       const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
       const pageIds = ids.slice(start, start + query.limit);

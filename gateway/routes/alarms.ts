@@ -11,7 +11,7 @@ import { parseInput } from '../http/validate';
 import { projectRecordAccess } from '../access/record-access';
 import type { RouteDeps } from './route-deps';
 
-export const listQuery = z.object({
+export const listQuery = z.strictObject({
   projectId: z.uuid().optional(),
   deviceId: z.uuid().optional(),
   severity: z.enum(ALARM_SEVERITIES).optional(),

@@ -9,7 +9,7 @@ import { parseInput } from '../http/validate';
 import { projectRecordAccess } from '../access/record-access';
 import type { RouteDeps } from './route-deps';
 
-export const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(COMMANDS_PER_DEVICE).default(20) });
+export const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(COMMANDS_PER_DEVICE).default(20) });
 const uuid = z.uuid();
 
 /** Commands with a receipt (docs/commands.md): whoever may read the device reads its commands. */

@@ -13,9 +13,13 @@ const name = z.string().trim().min(1).max(100);
 const description = z.string().max(1000);
 const tags = z.array(z.string().trim().min(1).max(50)).max(20);
 
-export const listQuery = z.object({
+export const listQuery = z.strictObject({
   projectId: z.uuid().optional(),
   status: z.enum(['online', 'offline']).optional(),
+  /** Name contains, any case (DESIGN §13). */
+  q: z.string().min(1).max(100).optional(),
+  /** Has this tag (DESIGN §13). */
+  tag: z.string().min(1).max(50).optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

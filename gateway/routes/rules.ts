@@ -13,7 +13,7 @@ import { projectQuota } from '../access/quotas';
 import type { RouteDeps } from './route-deps';
 import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
 
-export const listQuery = z.object({ projectId: z.uuid() });
+export const listQuery = z.strictObject({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** Everything a client may change, including the alarm settings the rule has (gateway/schemas/rule.ts). */

@@ -14,7 +14,7 @@ import type { RouteDeps } from './route-deps';
 import { configOf, createWidgetBody, mergeConfig, patchWidgetBody } from '../schemas/widget';
 import { holdsLock } from '../devices/widget-locks';
 
-export const listQuery = z.object({ projectId: z.uuid() });
+export const listQuery = z.strictObject({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** Widgets (SPEC §4.4): viewers read; editors create, change and delete. */
