@@ -12,6 +12,8 @@ const latest = envelope(z.object({ value: z.string() }));
 
 export class ApiError extends Error {}
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface SimulatedDevice {
   id: string;
   name: string;
@@ -45,33 +47,38 @@ export function managementApi(baseUrl: string) {
       }
     },
 
-    /** The account's project with this name, created when there is none. */
-    async project(name: string): Promise<string> {
-      const found = (await call('GET', '/projects', projects)).data.projects.find((p) => p.name === name);
-      if (found) return found.id;
-      return (await call('POST', '/projects', project, { name, description: 'Simulated devices (npm run simulate)' })).data.id;
+    /**
+     * The project `nameOrId` names: by id it must be one of the account's projects (never made);
+     * by name the account's project with that name, created when there is none.
+     */
+    async project(nameOrId: string): Promise<{ id: string; name: string; created: boolean }> {
+      const all = (await call('GET', '/projects', projects)).data.projects;
+      const found = all.find((p) => p.id === nameOrId) ?? all.find((p) => p.name === nameOrId);
+      if (found) return { ...found, created: false };
+      if (UUID.test(nameOrId)) throw new ApiError(`No project with id ${nameOrId} in this account`);
+      const made = (await call('POST', '/projects', project, { name: nameOrId, description: 'Simulated devices (npm run simulate)' })).data;
+      return { ...made, created: true };
     },
 
     /**
-     * Devices `sim-001` … `sim-NNN` of the project: existing ones are reused with a regenerated
-     * token (tokens are stored hashed, so the old one cannot be read back), missing ones created.
+     * The project's devices with these names: existing ones are joined with a regenerated token
+     * (tokens are stored hashed, so the old one cannot be read back), missing ones created.
      */
-    async devices(projectId: string, count: number): Promise<SimulatedDevice[]> {
+    async devices(projectId: string, names: readonly string[]): Promise<Array<SimulatedDevice & { joined: boolean }>> {
       const existing = new Map<string, string>();
       for (let page = 1; ; page++) {
         const list = (await call('GET', `/devices?projectId=${projectId}&limit=100&page=${page}`, devices)).data;
-        for (const d of list.devices) existing.set(d.name, d.id);
+        for (const d of list.devices) if (!existing.has(d.name)) existing.set(d.name, d.id);
         if (page * 100 >= list.total) break;
       }
-      const result: SimulatedDevice[] = [];
-      for (let i = 1; i <= count; i++) {
-        const name = `sim-${String(i).padStart(3, '0')}`;
+      const result: Array<SimulatedDevice & { joined: boolean }> = [];
+      for (const name of names) {
         const id = existing.get(name);
         if (id) {
-          result.push({ id, name, token: (await call('POST', `/devices/${id}/regenerate-token`, regenerated)).data.token });
+          result.push({ id, name, token: (await call('POST', `/devices/${id}/regenerate-token`, regenerated)).data.token, joined: true });
         } else {
           const made = (await call('POST', '/devices', created, { name, projectId, description: 'simulated', tags: ['simulator'] })).data;
-          result.push({ id: made.id, name, token: made.token });
+          result.push({ id: made.id, name, token: made.token, joined: false });
         }
       }
       return result;

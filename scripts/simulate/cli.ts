@@ -5,12 +5,14 @@ import { simulate } from './simulate';
 
 const USAGE = `Usage: npm run simulate -- --devices 20 --rate 2 [--email you@example.com --password ...]
   --devices N       simulated devices (1-1000, default 5), named sim-001 ...
+  --device-name N   run this device of the project (repeat for more): an existing one is joined
+                    (its token is regenerated: the real device needs the new one), a missing one created
   --rate R          values per second per device (default 1)
   --url URL         the service (env DDS_URL; default: the running npm start, else http://localhost:3000)
   --mqtt-url URL    the broker devices connect to (env DDS_MQTT_URL; default: npm start's broker, else mqtt://localhost:1883)
   --topic-root T    MQTT topic root (env MQTT_TOPIC_ROOT; default: npm start's, else dds)
   --email/--password  the account (env DDS_EMAIL / DDS_PASSWORD); registered when unknown
-  --project NAME    project to create or reuse (default Simulator)
+  --project P       the project: its id, or a name to reuse or create (default Simulator)
   --duration S      stop after S seconds (default: until Ctrl-C)`;
 
 async function main(): Promise<void> {
@@ -21,6 +23,7 @@ async function main(): Promise<void> {
   const tty = process.stdout.isTTY;
   const report = await simulate(options, {
     signal: stop.signal,
+    onStart: (line) => process.stdout.write(`${line}\n`),
     onProgress: (line) => process.stdout.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
   });
   process.stdout.write(
@@ -30,6 +33,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof OptionsError ? `${err.message}\n\n${USAGE}` : err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `${err instanceof OptionsError ? `${err.message}\n\n${USAGE}` : err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -8,10 +8,16 @@ export const simulateOptions = z.object({
   rate: z.coerce.number().positive().max(100).default(1),
   url: z.url().default('http://localhost:3000'),
   mqttUrl: z.url().default('mqtt://localhost:1883'),
-  topicRoot: z.string().regex(/^[A-Za-z0-9_-]+$/).default('dds'),
+  topicRoot: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('dds'),
   email: z.email({ error: 'an account email is required: --email or DDS_EMAIL' }),
   password: z.string({ error: 'a password is required: --password or DDS_PASSWORD' }).min(8, 'at least 8 characters'),
+  /** A project of the account, by id or by name; a name that is not there yet is created. */
   project: z.string().trim().min(1).max(100).default('Simulator'),
+  /** Devices of the project to run, by name (existing ones are joined, missing ones created); else sim-001 … sim-NNN. */
+  deviceNames: z.array(z.string().trim().min(1).max(100)).max(1000).default([]),
   /** Stop by itself after this many seconds (default: run until Ctrl-C). */
   duration: z.coerce.number().positive().optional(),
 });
@@ -27,6 +33,7 @@ const flags = {
   email: { type: 'string' },
   password: { type: 'string' },
   project: { type: 'string' },
+  'device-name': { type: 'string', multiple: true },
   duration: { type: 'string' },
 } as const;
 
@@ -44,11 +51,14 @@ export interface EndpointDefaults {
  * throws an OptionsError naming each bad one.
  */
 export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: EndpointDefaults = {}): SimulateOptions {
-  let values: Partial<Record<keyof typeof flags, string>>;
+  let values: Partial<Record<Exclude<keyof typeof flags, 'device-name'>, string>> & { 'device-name'?: string[] };
   try {
     values = parseArgs({ args: argv, options: flags, strict: true, allowPositionals: false }).values;
   } catch (err) {
     throw new OptionsError(err instanceof Error ? err.message : String(err));
+  }
+  if (values.devices !== undefined && values['device-name'] !== undefined) {
+    throw new OptionsError('--devices and --device-name: give one (the names say how many devices run)');
   }
   const parsed = simulateOptions.safeParse({
     devices: values.devices,
@@ -59,6 +69,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: Endpo
     email: values.email ?? env.DDS_EMAIL,
     password: values.password ?? env.DDS_PASSWORD,
     project: values.project,
+    deviceNames: values['device-name'],
     duration: values.duration,
   });
   if (!parsed.success) {

@@ -11,6 +11,8 @@ export interface SimulationReport extends DeviceCounters {
 export interface SimulationHooks {
   /** Ends the run (Ctrl-C in the CLI); `options.duration` ends it too. */
   signal?: AbortSignal;
+  /** Called once the devices are ready: which project, and which devices were joined or made. */
+  onStart?: (line: string) => void;
   /** Called about once a second with the running totals. */
   onProgress?: (line: string) => void;
 }
@@ -30,15 +32,28 @@ function waitForEnd(signal: AbortSignal | undefined, durationS: number | undefin
   });
 }
 
+/** The names of the devices to run: those given, else sim-001 … sim-NNN. */
+export function deviceNamesOf(options: Pick<SimulateOptions, 'devices' | 'deviceNames'>): string[] {
+  if (options.deviceNames.length > 0) return [...new Set(options.deviceNames)];
+  return Array.from({ length: options.devices }, (_, i) => `sim-${String(i + 1).padStart(3, '0')}`);
+}
+
 /**
- * `npm run simulate`: signs in (registering if needed), creates or reuses a project and its
+ * `npm run simulate`: signs in (registering if needed), joins or creates the project and its
  * devices through the management API, then runs every device on MQTT until stopped.
  */
 export async function simulate(options: SimulateOptions, hooks: SimulationHooks = {}): Promise<SimulationReport> {
   const api = managementApi(options.url);
   await api.signIn(options.email, options.password);
-  const projectId = await api.project(options.project);
-  const devices = await api.devices(projectId, options.devices);
+  const project = await api.project(options.project);
+  const projectId = project.id;
+  const devices = await api.devices(projectId, deviceNamesOf(options));
+  const joined = devices.filter((d) => d.joined).map((d) => d.name);
+  const made = devices.length - joined.length;
+  hooks.onStart?.(
+    `${project.created ? 'Created' : 'Joined'} project ${project.name} (${projectId}): ${made} device${made === 1 ? '' : 's'} made` +
+      (joined.length ? `, ${joined.length} joined with a new token (${joined.join(', ')})` : ''),
+  );
 
   const counters: DeviceCounters = { published: 0, commands: 0, errors: 0 };
   const started = Date.now();

@@ -45,9 +45,13 @@ export const pinValues = new KeyedStore<LiveValue>();
 /** Every value a pin took while the page was open, for the charts (the newest 200). */
 export const pinSeries = new KeyedStore<LiveValue[]>();
 export const deviceStatuses = new KeyedStore<LiveStatus>();
+/** The names of the pins of each device that had a value while the page was open. */
+export const devicePins = new KeyedStore<readonly string[]>();
 
 export function recordPinValue(deviceId: string, pin: string, value: LiveValue): void {
   const key = pinKey(deviceId, pin);
+  const known = devicePins.get(deviceId) ?? [];
+  if (!known.includes(pin.toUpperCase())) devicePins.set(deviceId, [...known, pin.toUpperCase()]);
   const current = pinValues.get(key);
   if (current && current.at > value.at) return;
   pinValues.set(key, value);
@@ -87,6 +91,13 @@ export function usePinSeries(deviceId: string, pin: string): LiveValue[] | undef
   return useSyncExternalStore(
     (l) => pinSeries.subscribe(key, l),
     () => pinSeries.get(key),
+  );
+}
+
+export function useDevicePins(deviceId: string): readonly string[] | undefined {
+  return useSyncExternalStore(
+    (l) => devicePins.subscribe(deviceId, l),
+    () => devicePins.get(deviceId),
   );
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../../api/client';
+import { useDevicePins } from '../../realtime/live-values';
 import { useDeviceSnapshots } from '../../realtime/snapshots';
 import { useRoom, useSocket } from '../../realtime/socket';
 import { Link, navigate } from '../../router';
@@ -13,6 +14,8 @@ import { StatusBadge } from '../StatusBadge';
 import { PinsCard } from './PinsCard';
 import { SimpleApiCard } from './SimpleApiCard';
 
+const NO_PINS: readonly string[] = [];
+
 export function DeviceScreen({ deviceId }: { deviceId: string }) {
   const { epoch } = useSocket();
   const { session } = useSession();
@@ -21,8 +24,8 @@ export function DeviceScreen({ deviceId }: { deviceId: string }) {
   const project = useLoad(async () => (device.data ? api.project(device.data.projectId) : undefined), [device.data?.projectId]);
   const widgets = useLoad(async () => (device.data ? api.widgets(device.data.projectId) : undefined), [device.data?.projectId]);
   const locks = useLoad(() => api.locks(deviceId), [deviceId, epoch]);
-  const snapshot = useDeviceSnapshots([deviceId]).get(deviceId);
-  const recorded = useMemo(() => Object.keys(snapshot?.pins ?? {}), [snapshot]);
+  useDeviceSnapshots(useMemo(() => [deviceId], [deviceId]));
+  const recorded = useDevicePins(deviceId) ?? NO_PINS;
   const [token, setToken] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [tags, setTags] = useState('');

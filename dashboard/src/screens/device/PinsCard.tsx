@@ -10,7 +10,7 @@ import { Card, EmptyRow, ErrorLine, timeAgo, useAction } from '../../ui/common';
 
 interface Props {
   deviceId: string;
-  /** Pins with a stored value (the device's snapshot). */
+  /** Pins that had a value: in the device's snapshot or live since. */
   recorded: readonly string[];
   widgets: readonly Widget[];
   locks: readonly PinLock[];
