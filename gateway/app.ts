@@ -116,7 +116,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.use(jsonBody);
 
   const api = express.Router();
-  api.use(requireUserExceptPublic(components.stores.sessions));
+  api.use(requireUserExceptPublic({ sessions: components.stores.sessions, apiKeys: components.stores.apiKeys, logger }));
   api.use(managementRateLimit(config, components.stores));
   const managementDeps = through('data');
   for (const routes of managementRouters) api.use(routes(managementDeps));

@@ -37,7 +37,7 @@ function toApiKey(h: Record<string, string>): ApiKey | null {
   };
 }
 
-/** User API keys for the external REST interface; only the key's hash is stored. */
+/** User API keys, for the external REST interface and automation of the management API (DESIGN §2); only the key's hash is stored. */
 export function createApiKeyStore(redis: Redis) {
   return {
     /** Creates a key of `userId`; throws QuotaExceededError (nothing written) when they hold `quota`'s limit already. */
@@ -88,11 +88,15 @@ export function createApiKeyStore(redis: Redis) {
       return true;
     },
 
-    /** Records that a live key was used, at most once a minute whatever the traffic on any node. */
-    async touch(keyId: string, now: Date): Promise<void> {
+    /**
+     * Records that a live key was used, at most once a minute whatever the traffic on any node: a
+     * key used within the minute costs no Redis call. Resolves at once when there is nothing to do.
+     */
+    async touch(apiKey: ApiKey, now: Date): Promise<void> {
+      if (apiKey.lastUsedAt && now.getTime() - Date.parse(apiKey.lastUsedAt) < TOUCH_EVERY_MS) return;
       await TOUCH(
         redis,
-        [keys.apiKey(keyId)],
+        [keys.apiKey(apiKey.id)],
         [now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()],
       );
     },

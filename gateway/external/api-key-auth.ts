@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../common/errors';
-import { API_KEY_PREFIX, TOUCH_EVERY_MS } from '../../store/api-keys';
+import { API_KEY_PREFIX } from '../../store/api-keys';
 import type { RateLimiter } from '../http/rate-limit';
 import type { RouteDeps } from '../routes/route-deps';
 
@@ -21,10 +21,7 @@ export function requireApiKey({ stores, logger }: Pick<RouteDeps, 'stores' | 'lo
     const owner = apiKey ? await stores.users.get(apiKey.userId) : null;
     if (!apiKey || !owner) throw new AppError('INVALID_API_KEY');
     await limiter.consume(res, owner.id, limiter.limitsOf(owner.plan));
-    const now = new Date();
-    if (!apiKey.lastUsedAt || now.getTime() - Date.parse(apiKey.lastUsedAt) >= TOUCH_EVERY_MS) {
-      stores.apiKeys.touch(apiKey.id, now).catch((err: unknown) => logger.warn({ err, keyId: apiKey.id }, 'lastUsedAt not recorded'));
-    }
+    stores.apiKeys.touch(apiKey, new Date()).catch((err: unknown) => logger.warn({ err, keyId: apiKey.id }, 'lastUsedAt not recorded'));
     keyOwners.set(req, owner.id);
     next();
   };

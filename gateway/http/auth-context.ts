@@ -1,5 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import { API_KEY_PREFIX, type ApiKeyStore } from '../../store/api-keys';
 import type { SessionStore } from '../../store/sessions';
 
 /** The bearer credential of a request, or null when the header is absent or not a bearer. */
@@ -10,16 +12,50 @@ export function bearerToken(req: Request): string | null {
   return match?.[1] ?? null;
 }
 
-/** Requires a valid access token; the user's id is then available through `userIdOf(res)`. */
-function requireUser(sessions: SessionStore): RequestHandler {
+/**
+ * What an API key may not do on the management API (DESIGN §2): manage API keys, log out or change
+ * the account. A key automates a user's projects; it cannot make more keys or outlive its revocation.
+ */
+export const SESSION_ONLY_PATHS: readonly { method: string; path: RegExp }[] = [
+  { method: 'POST', path: /^\/api-keys\/?$/ },
+  { method: 'DELETE', path: /^\/api-keys\/[^/]+\/?$/ },
+  { method: 'POST', path: /^\/auth\/logout\/?$/ },
+  { method: 'POST', path: /^\/auth\/verify-email\/request\/?$/ },
+];
+
+const matches = (paths: readonly { method: string; path: RegExp }[], req: Request): boolean =>
+  paths.some((p) => (p.method === '*' || p.method === req.method) && p.path.test(req.path));
+
+/**
+ * Requires a valid access token, or an API key (`Bearer dds_…`, on every plan, with its owner's
+ * roles); the user's id is then available through `userIdOf(res)`. A key's lastUsedAt is
+ * refreshed as on the external interface.
+ */
+function requireUser({ sessions, apiKeys, logger }: UserCredentials): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req);
     if (!token) throw new AppError('UNAUTHORIZED', 'A bearer access token is required');
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const apiKey = await apiKeys.resolve(token);
+      if (!apiKey) throw new AppError('UNAUTHORIZED', 'The API key is invalid, revoked or expired');
+      if (matches(SESSION_ONLY_PATHS, req)) throw new AppError('FORBIDDEN', 'An API key cannot manage API keys, log out or change the account: log in');
+      apiKeys.touch(apiKey, new Date()).catch((err: unknown) => logger.warn({ err, keyId: apiKey.id }, 'lastUsedAt not recorded'));
+      res.locals.userId = apiKey.userId;
+      next();
+      return;
+    }
     const session = await sessions.resolve(token);
     if (!session) throw new AppError('UNAUTHORIZED', 'The access token is invalid or expired');
     res.locals.userId = session.userId;
     next();
   };
+}
+
+/** What the management API checks a bearer credential against. */
+export interface UserCredentials {
+  sessions: SessionStore;
+  apiKeys: ApiKeyStore;
+  logger: Logger;
 }
 
 /**
@@ -36,10 +72,10 @@ export const PUBLIC_MANAGEMENT_PATHS: readonly { method: string; path: RegExp }[
 ];
 
 /** The bearer check of the management API, mounted once in front of all its routers. */
-export function requireUserExceptPublic(sessions: SessionStore): RequestHandler {
-  const check = requireUser(sessions);
+export function requireUserExceptPublic(credentials: UserCredentials): RequestHandler {
+  const check = requireUser(credentials);
   return (req, res, next) => {
-    if (PUBLIC_MANAGEMENT_PATHS.some((p) => (p.method === '*' || p.method === req.method) && p.path.test(req.path))) {
+    if (matches(PUBLIC_MANAGEMENT_PATHS, req)) {
       next();
       return;
     }

@@ -121,7 +121,7 @@ test('every script in store/lua runs on the cluster, each through the store call
   await expect(stores.apiKeys.create(owner.id, 'over', null, { resource: 'apiKeys', limit: 1 })).rejects.toEqual(
     new QuotaExceededError({ resource: 'apiKeys', limit: 1, used: 1 }),
   );
-  await stores.apiKeys.touch(apiKey.id, new Date());
+  await stores.apiKeys.touch(apiKey, new Date());
   expect(await stores.apiKeys.revoke(owner.id, apiKey.id)).toBe(true);
   expect(await stores.apiKeys.resolve(key)).toBeNull();
 
