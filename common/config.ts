@@ -48,6 +48,11 @@ export const configSchema = z.object({
     )
     .optional(),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
+  /**
+   * The broker address devices use, shown in the console's connect panel (GET /api/v1/broker) when it
+   * differs from MQTT_URL, the address this node uses (a deployment behind another host name, TLS).
+   */
+  PUBLIC_MQTT_URL: z.url({ protocol: /^(mqtts?|wss?)$/, error: 'an mqtt://, mqtts://, ws:// or wss:// URL' }).optional(),
   /** PostgreSQL for pin history (docs/operations.md); `npm start` starts a private cluster when unset. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'a postgres:// or postgresql:// URL' }).optional(),
   MQTT_USERNAME: z.string().optional(),

@@ -4,6 +4,7 @@ import type { Metrics } from '../common/metrics';
 import type { Redis } from '../common/redis';
 import { accessLog } from './http/access-log';
 import { requireUserExceptPublic } from './http/auth-context';
+import { brokerRoutes } from './routes/broker';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { managementRateLimit } from './http/management-rate-limit';
@@ -73,6 +74,7 @@ const managementRouters = [
   notificationRoutes,
   alarmRoutes,
   commandRoutes,
+  brokerRoutes,
 ];
 
 /** Builds a gateway node (HTTP + Socket.IO) from its components; it does not listen until asked. */

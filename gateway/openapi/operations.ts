@@ -76,6 +76,7 @@ export const OPERATIONS: Operation[] = [
 
   op('POST', '/api/v1/api-keys', 'Create an API key', 'bearer', { body: apiKeys.createBody, ok: 201, errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
   op('GET', '/api/v1/api-keys', 'List API keys', 'bearer'),
+  op('GET', '/api/v1/broker', 'Where devices connect: broker address and topic root', 'bearer'),
   op('DELETE', '/api/v1/api-keys/:keyId', 'Revoke an API key', 'bearer', { ok: 204, errors: ['API_KEY_NOT_FOUND'] }),
 
   op('GET', '/api/v1/projects', 'List projects', 'bearer'),
