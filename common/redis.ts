@@ -87,15 +87,18 @@ export function connectionNameOf(redis: Redis): string | undefined {
 }
 
 /**
- * The pub/sub connections Redis knows (CLIENT LIST TYPE pubsub), of every master of a Cluster,
- * each with the name it was given at createRedis: a Cluster's subscriber connection is named
- * `ioredis-cluster(subscriber):{name}` by ioredis.
+ * The pub/sub connections Redis knows (CLIENT LIST TYPE pubsub), of every node of a Cluster,
+ * replicas included (ioredis puts a Cluster's subscriber on any node, and a failover can leave it
+ * on a replica), each with the name it was given at createRedis: a Cluster's subscriber connection
+ * is named `ioredis-cluster(subscriber):{name}` by ioredis. A node that does not answer (down, or
+ * gone in a failover) holds none of this client's live subscriptions and is left out.
  */
 export async function pubsubClients(redis: Redis): Promise<{ connectionName: string; line: string }[]> {
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  const lists = await Promise.all(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
+  const nodes = redis instanceof Cluster ? redis.nodes('all') : [redis];
+  const lists = await Promise.allSettled(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
+  if (!(redis instanceof Cluster) && lists[0]?.status === 'rejected') throw lists[0].reason;
   return lists
-    .flatMap((list) => String(list).split('\n'))
+    .flatMap((list) => (list.status === 'fulfilled' ? String(list.value).split('\n') : []))
     .map((line) => ({ connectionName: (/ name=(\S*)/.exec(line)?.[1] ?? '').replace(/^ioredis-cluster\([a-z]+\):/, ''), line }));
 }
 
