@@ -93,25 +93,17 @@ test('the device list pages to device 101, searches by name, filters by tag and 
   await page.getByText('No device matches these filters.').waitFor();
 });
 
-test('the connect panel shows the broker set for this browser, and its mosquitto_pub command publishes as the device', async () => {
+test('the connect panel shows the real broker address and topic root, and its mosquitto_pub command publishes as the device', async () => {
   const project = await createProject(stack.request, user, 'Connect');
   const made = await createDevice(stack.request, user, project.id, 'Boiler');
   const { MQTT_URL, MQTT_TOPIC_ROOT } = stack.config;
 
   await page.goto(`${stack.baseUrl}/devices/${made.id}`);
-  await page.getByTestId('broker-url').filter({ hasText: 'mqtt://127.0.0.1:1883' }).waitFor();
-  await page.getByText('a guess: set the real address').waitFor();
-  await page.getByRole('button', { name: 'Change broker' }).click();
-  await page.getByLabel('Broker URL').fill(MQTT_URL);
-  await page.getByLabel('Topic root').fill(MQTT_TOPIC_ROOT);
-  await page.getByRole('button', { name: 'Save broker' }).click();
-  await page.getByTestId('broker-url').filter({ hasText: MQTT_URL }).waitFor();
-
-  await page.reload();
   await page.getByTestId('broker-url').filter({ hasText: MQTT_URL }).waitFor();
   expect(await page.getByTestId('topic-root').textContent()).toBe(MQTT_TOPIC_ROOT);
   const { hostname, port } = new URL(MQTT_URL);
   expect(await page.getByTestId('publish-command').textContent()).toContain(`-h ${hostname} -p ${port}`);
+  expect(await page.getByTestId('publish-command').textContent()).toContain(`-t ${MQTT_TOPIC_ROOT}/${made.id}/pin/V0`);
   expect(await page.getByTestId('simulate-command').textContent()).toContain(`--project ${project.id} --device-name Boiler`);
 
   // A new token is shown once, inside commands that work as they are.
@@ -123,4 +115,18 @@ test('the connect panel shows the broker set for this browser, and its mosquitto
   expect(command).toContain(`-P ${token}`);
   await run('bash', ['-c', command], { timeout: 15_000 });
   await page.getByTestId('pin-value-V0').filter({ hasText: '42' }).waitFor();
+});
+
+test('a Free account is told what an API key does on its plan before it makes one', async () => {
+  const free = await registerUser(stack.request, 'Fred Free');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, stack.baseUrl, free);
+  await page.goto(`${stack.baseUrl}/account`);
+  await page.getByTestId('plan-facts').getByText('not included; they need Pro or higher.').waitFor();
+  const notice = page.getByTestId('api-key-plan');
+  expect(await notice.textContent()).toContain('a key works on the management API only');
+  await page.getByLabel('API key name').fill('Nightly export');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const key = (await page.getByTestId('secret-Key Nightly export').textContent()) as string;
+  expect((await stack.request('GET', '/api/v1/projects', { token: key })).status).toBe(200);
 });

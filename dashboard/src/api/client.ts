@@ -107,6 +107,7 @@ export const api = {
   login: (body: { email: string; password: string }) => call<Session>('POST', '/auth/login', { body }),
   logout: () => call<void>('POST', '/auth/logout'),
   me: () => call<User>('GET', '/auth/me'),
+  broker: () => call<{ mqttUrl: string; topicRoot: string }>('GET', '/broker'),
   requestEmailVerification: () => call<{ email: string; expiresAt: string }>('POST', '/auth/verify-email/request'),
   verifyEmail: (token: string) => call<{ id: string; email: string; emailVerified: true }>('POST', '/auth/verify-email', { body: { token } }),
 
@@ -125,7 +126,7 @@ export const api = {
     call<Member>('PATCH', `/projects/${projectId}/members/${userId}`, { body: { role } }),
   removeMember: (projectId: string, userId: string) => call<void>('DELETE', `/projects/${projectId}/members/${userId}`),
 
-  devices: (query: { projectId?: string; status?: string; page?: number; limit?: number }) =>
+  devices: (query: { projectId?: string; status?: string; q?: string; tag?: string; page?: number; limit?: number }) =>
     call<DeviceList>('GET', '/devices', { query }),
   device: (id: string) => call<Device>('GET', `/devices/${id}`),
   createDevice: (body: { name: string; projectId: string; description?: string; tags?: string[] }) =>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { Alarm } from '../../../common/contracts';
+import { ALARM_SEVERITIES, type Alarm } from '../../../common/contracts';
 import { api } from '../api/client';
 import type { Project } from '../api/types';
 import { useSocket, useSocketEvent } from '../realtime/socket';
@@ -7,6 +7,10 @@ import { Card, ErrorLine, timeAgo, useAction, useLoad } from '../ui/common';
 import { SeverityBadge } from '../ui/SeverityBadge';
 
 const STATES = ['', 'active', 'cleared'];
+
+/** Worst first, then the most recently raised. */
+const byUrgency = (a: Alarm, b: Alarm): number =>
+  ALARM_SEVERITIES.indexOf(a.severity) - ALARM_SEVERITIES.indexOf(b.severity) || b.lastRaisedAt.localeCompare(a.lastRaisedAt);
 
 /** A project's alarms (docs/alarms.md), live: editors and up acknowledge and clear. */
 export function AlarmsView({ project }: { project: Project }) {
@@ -35,8 +39,14 @@ export function AlarmsView({ project }: { project: Project }) {
       </div>
       <ErrorLine error={list.error ?? error} />
       <ul className="notifications">
-        {list.data?.alarms.map((a) => (
-          <li key={a.id} className={`sev-${a.severity} ${a.acknowledged ? 'read' : 'unread'}`} data-testid="alarm" data-state={a.state} data-acknowledged={a.acknowledged}>
+        {[...(list.data?.alarms ?? [])].sort(byUrgency).map((a) => (
+          <li
+            key={a.id}
+            className={`sev-${a.severity} ${a.acknowledged ? 'read' : 'unread'}`}
+            data-testid="alarm"
+            data-state={a.state}
+            data-acknowledged={a.acknowledged}
+          >
             <div>
               <strong>
                 {deviceName(a.deviceId)} · {a.pin} = {a.value}
@@ -64,7 +74,9 @@ export function AlarmsView({ project }: { project: Project }) {
             )}
           </li>
         ))}
-        {list.data && list.data.alarms.length === 0 && <li className="empty">No alarms.{state === 'active' ? ' Nothing needs attention.' : ''}</li>}
+        {list.data && list.data.alarms.length === 0 && (
+          <li className="empty">No alarms.{state === 'active' ? ' Nothing needs attention.' : ''}</li>
+        )}
       </ul>
     </Card>
   );

@@ -2,6 +2,8 @@ import type uPlot from 'uplot';
 import { AXIS_FONT } from './time-axis';
 
 const MIN_GAP_PX = 4;
+/** Below the plot: uPlot's tick marks (10 px) and a gap. */
+const TICK_AND_GAP_PX = 14;
 
 /**
  * Draws the time axis's labels as DOM text under the plot, where each is clamped inside the chart
@@ -19,7 +21,7 @@ export function placeTimeTicks(u: uPlot, ticks: ReadonlyArray<{ at: number; text
     wrap.append(layer);
   }
   layer.replaceChildren();
-  const top = u.over.offsetTop + u.over.offsetHeight + 6;
+  const top = u.over.offsetTop + u.over.offsetHeight + TICK_AND_GAP_PX;
   const limit = wrap.clientWidth;
   let lastRight = -Infinity;
   for (const tick of ticks) {

@@ -4,7 +4,7 @@ import type { CreatedApiKey } from '../../api/types';
 import { Card, EmptyRow, ErrorLine, Secret, timeAgo, useAction, useLoad } from '../../ui/common';
 import type { PlanFacts } from './plans';
 
-/** The account's API keys; a plan without the external REST API says so before a key is made. */
+/** The account's API keys; on a plan without the external REST API the card says, before a key is made, what a key will do. */
 export function ApiKeysCard({ plan, onChange }: { plan: PlanFacts; onChange: () => void }) {
   const keys = useLoad(() => api.apiKeys(), []);
   const [name, setName] = useState('');
@@ -23,11 +23,14 @@ export function ApiKeysCard({ plan, onChange }: { plan: PlanFacts; onChange: () 
 
   return (
     <Card title="API keys">
-      <p className="muted">Keys authenticate the external REST API (header X-API-Key).</p>
+      <p className="muted">
+        A key automates the management API (header <code>Authorization: Bearer dds_…</code>, with your roles) and authenticates the external
+        REST API (header <code>X-API-Key</code>).
+      </p>
       {!plan.externalApi && (
         <p className="notice" id="api-key-plan" data-testid="api-key-plan">
-          Your {plan.name} plan does not include the external REST API: a key would be refused with PLAN_FEATURE_UNAVAILABLE. Keys can be
-          made once the plan is Pro or higher.
+          On your {plan.name} plan a key works on the management API only: the external REST API answers it with PLAN_FEATURE_UNAVAILABLE
+          until the plan is Pro or higher.
         </p>
       )}
       {created && (
@@ -85,11 +88,10 @@ export function ApiKeysCard({ plan, onChange }: { plan: PlanFacts; onChange: () 
           placeholder="Key name"
           aria-label="API key name"
           value={name}
-          disabled={!plan.externalApi}
           aria-describedby={plan.externalApi ? undefined : 'api-key-plan'}
           onChange={(e) => setName(e.target.value)}
         />
-        <button type="submit" disabled={busy || !plan.externalApi} title={plan.externalApi ? undefined : 'Needs Pro or higher'}>
+        <button type="submit" disabled={busy}>
           Create API key
         </button>
       </form>

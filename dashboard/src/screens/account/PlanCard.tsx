@@ -9,7 +9,7 @@ export function PlanCard({ user }: { user: User }) {
   return (
     <Card title={`Plan: ${facts.name}`}>
       <ul className="plan-facts" data-testid="plan-facts">
-        <li>Web console, management API, MQTT and live dashboards: included.</li>
+        <li>Web console, management API (also with an API key), MQTT and live dashboards: included.</li>
         <li>
           External REST API (API keys) and simple API (device tokens):{' '}
           {facts.externalApi ? <strong>included, {rateText(facts)}.</strong> : <strong>not included; they need Pro or higher.</strong>}

@@ -6,7 +6,7 @@ import type { Plan } from '../../api/types';
  */
 export interface PlanFacts {
   name: string;
-  /** Whether API keys (external REST) and device tokens (simple interface) are answered. */
+  /** Whether the external REST API (API keys) and the simple API (device tokens) answer. */
   externalApi: boolean;
   perMinute: number | null;
   perDay: number | null;

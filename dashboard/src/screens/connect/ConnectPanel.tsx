@@ -1,8 +1,6 @@
-import { useState } from 'react';
+import { api } from '../../api/client';
 import { useSession } from '../../session';
-import { Card, CopyButton } from '../../ui/common';
-import { useBrokerSettings } from './broker-settings';
-import { BrokerForm } from './BrokerForm';
+import { Card, CopyButton, ErrorLine, useLoad } from '../../ui/common';
 import { publishCommand, simulatorCommand, subscribeCommand, type ConnectTarget } from './commands';
 
 function Command({ title, text, testId }: { title: string; text: string; testId: string }) {
@@ -20,48 +18,30 @@ function Command({ title, text, testId }: { title: string; text: string; testId:
 }
 
 /**
- * How to connect a device: its broker address and topic root, and copyable commands that publish
- * a value as the device, print the commands sent to it, and run the simulator as it.
+ * How to connect a device: the broker address and topic root the service gives (GET /broker:
+ * PUBLIC_MQTT_URL, else MQTT_URL), and copyable commands that publish a value as the device,
+ * print the commands sent to it, and run the simulator as it.
  */
 export function ConnectPanel({ device, token }: { device: { id: string; name: string; projectId: string }; token: string | null }) {
   const { session } = useSession();
-  const [settings, save] = useBrokerSettings();
-  const [editing, setEditing] = useState(false);
-  const target: ConnectTarget = { mqttUrl: settings.mqttUrl, topicRoot: settings.topicRoot, deviceId: device.id, token };
-  const publish = publishCommand(target, 'V0', '42');
-  const subscribe = subscribeCommand(target);
-  const simulate = simulatorCommand({
-    url: location.origin,
-    mqttUrl: settings.mqttUrl,
-    topicRoot: settings.topicRoot,
-    email: session?.user.email ?? '<your email>',
-    projectId: device.projectId,
-    deviceName: device.name,
-  });
+  const broker = useLoad(() => api.broker(), []);
+  const b = broker.data;
+  const target: ConnectTarget | null = b ? { mqttUrl: b.mqttUrl, topicRoot: b.topicRoot, deviceId: device.id, token } : null;
+  const publish = target && publishCommand(target, 'V0', '42');
+  const subscribe = target && subscribeCommand(target);
 
   return (
-    <Card
-      title="Connect"
-      actions={
-        !editing && (
-          <button type="button" className="small" onClick={() => setEditing(true)}>
-            Change broker
-          </button>
-        )
-      }
-    >
-      {editing ? (
-        <BrokerForm settings={settings} onSave={(next) => (save(next), setEditing(false))} onCancel={() => setEditing(false)} />
-      ) : (
+    <Card title="Connect">
+      <ErrorLine error={broker.error} />
+      {b && (
         <dl className="facts" data-testid="broker">
           <dt>Broker</dt>
           <dd>
-            <code data-testid="broker-url">{settings.mqttUrl}</code>
-            {settings.source === 'guess' && <span className="muted"> · a guess: set the real address with Change broker</span>}
+            <code data-testid="broker-url">{b.mqttUrl}</code>
           </dd>
           <dt>Topic root</dt>
           <dd>
-            <code data-testid="topic-root">{settings.topicRoot}</code>
+            <code data-testid="topic-root">{b.topicRoot}</code>
           </dd>
           <dt>Username</dt>
           <dd>
@@ -77,15 +57,27 @@ export function ConnectPanel({ device, token }: { device: { id: string; name: st
           </dd>
         </dl>
       )}
-      {publish && subscribe ? (
+      {publish && subscribe && (
         <>
           <Command title="Send 42 on V0 as the device" text={publish} testId="publish-command" />
           <Command title="Print the commands sent to the device" text={subscribe} testId="subscribe-command" />
         </>
-      ) : (
-        <p className="muted">mosquitto_pub speaks MQTT over TCP: set an mqtt:// or mqtts:// broker address to get its commands.</p>
       )}
-      <Command title="Simulate this device (npm run simulate; regenerates its token)" text={simulate} testId="simulate-command" />
+      {b && !publish && <p className="muted">mosquitto_pub speaks MQTT over TCP; this broker is reached over WebSocket ({b.mqttUrl}).</p>}
+      {b && (
+        <Command
+          title="Simulate this device (npm run simulate; regenerates its token)"
+          text={simulatorCommand({
+            url: location.origin,
+            mqttUrl: b.mqttUrl,
+            topicRoot: b.topicRoot,
+            email: session?.user.email ?? '<your email>',
+            projectId: device.projectId,
+            deviceName: device.name,
+          })}
+          testId="simulate-command"
+        />
+      )}
     </Card>
   );
 }

@@ -135,7 +135,6 @@ export function DevicesView({ project }: { project: Project }) {
           </table>
         </div>
         {data && data.total > 0 && <Pager label="Device" page={page} limit={limit} total={data.total} onPage={setPage} />}
-        {data?.searchedHere && <p className="muted help">Name and tag filters read the whole list and filter it in the browser.</p>}
         {canEdit && (
           <form className="row" onSubmit={create}>
             <input
