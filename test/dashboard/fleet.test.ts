@@ -91,6 +91,17 @@ test('the device list pages to device 101, searches by name, filters by tag and 
   await page.getByRole('link', { name: 'device-001' }).waitFor();
   await page.getByLabel('Search devices by name').fill('device-002');
   await page.getByText('No device matches these filters.').waitFor();
+
+  // The widget form reaches device 101 too: its device list is searched by name.
+  await page.goto(`${stack.baseUrl}/projects/${project.id}`);
+  await page.getByRole('button', { name: 'Add widget' }).click();
+  const form = page.getByTestId('widget-form');
+  await form.getByText('The first 100 of 101 matches: type to narrow.').waitFor();
+  await form.getByLabel('Find a device by name').fill('device-101');
+  await form.getByLabel('Widget device').locator('option', { hasText: 'device-101' }).waitFor({ state: 'attached' });
+  await form.getByLabel('Widget device').selectOption({ label: 'device-101' });
+  await form.getByRole('button', { name: 'Add widget' }).click();
+  await page.getByTestId('widget-GAUGE').getByText('device-101 · V0').waitFor();
 });
 
 test('the connect panel shows the real broker address and topic root, and its mosquitto_pub command publishes as the device', async () => {

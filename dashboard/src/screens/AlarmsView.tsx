@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ALARM_SEVERITIES, type Alarm } from '../../../common/contracts';
 import { api } from '../api/client';
 import type { Project } from '../api/types';
+import { useDeviceNames } from '../devices/device-names';
 import { useSocket, useSocketEvent } from '../realtime/socket';
 import { Card, ErrorLine, timeAgo, useAction, useLoad } from '../ui/common';
 import { SeverityBadge } from '../ui/SeverityBadge';
@@ -16,14 +17,13 @@ const byUrgency = (a: Alarm, b: Alarm): number =>
 export function AlarmsView({ project }: { project: Project }) {
   const { epoch } = useSocket();
   const [state, setState] = useState('active');
-  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 100 }), [project.id]);
   const list = useLoad(() => api.alarms({ projectId: project.id, state: state || undefined, limit: 100 }), [project.id, state, epoch]);
   const [run, error] = useAction();
   useSocketEvent('alarm', (alarm) => {
     if (alarm.projectId === project.id) list.reload();
   });
   const canAct = project.role !== 'viewer';
-  const deviceName = (id: string) => devices.data?.devices.find((d) => d.id === id)?.name ?? id.slice(0, 8);
+  const deviceName = useDeviceNames(useMemo(() => (list.data?.alarms ?? []).map((a) => a.deviceId), [list.data]));
   const act = (fn: () => Promise<Alarm>) => run(async () => (await fn(), list.reload()));
 
   return (

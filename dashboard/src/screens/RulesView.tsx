@@ -1,10 +1,18 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import type { NotificationChannel, NotificationRule, Project, RuleCondition } from '../api/types';
-import { Card, DeviceSelect, EmptyRow, ErrorLine, useAction, useLoad } from '../ui/common';
+import { useDeviceNames } from '../devices/device-names';
+import { Card, EmptyRow, ErrorLine, useAction, useLoad } from '../ui/common';
+import { DevicePicker } from '../ui/DevicePicker';
 
 /** Every condition of DESIGN §8 and the fields it needs. */
-const CONDITIONS: Array<{ value: RuleCondition; label: string; pin: 'required' | 'optional' | 'none'; threshold: boolean; duration: boolean }> = [
+const CONDITIONS: Array<{
+  value: RuleCondition;
+  label: string;
+  pin: 'required' | 'optional' | 'none';
+  threshold: boolean;
+  duration: boolean;
+}> = [
   { value: 'gt', label: 'value > threshold', pin: 'required', threshold: true, duration: false },
   { value: 'gte', label: 'value ≥ threshold', pin: 'required', threshold: true, duration: false },
   { value: 'lt', label: 'value < threshold', pin: 'required', threshold: true, duration: false },
@@ -64,12 +72,12 @@ function describe(rule: NotificationRule): string {
 
 export function RulesView({ project }: { project: Project }) {
   const rules = useLoad(() => api.rules(project.id), [project.id]);
-  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 100 }), [project.id]);
+  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 1 }), [project.id]);
+  const deviceName = useDeviceNames(useMemo(() => (rules.data?.rules ?? []).map((r) => r.deviceId), [rules.data]));
   const [draft, setDraft] = useState<Draft | null>(null);
   const [run, error, busy] = useAction();
   const canEdit = project.role !== 'viewer';
-  const deviceName = (id: string) => devices.data?.devices.find((d) => d.id === id)?.name ?? id.slice(0, 8);
-  const firstDevice = devices.data?.devices[0]?.id ?? '';
+  const hasDevices = (devices.data?.total ?? 0) > 0;
 
   const save = (e: FormEvent) => {
     e.preventDefault();
@@ -122,7 +130,7 @@ export function RulesView({ project }: { project: Project }) {
         title="Notification rules"
         actions={
           canEdit && (
-            <button type="button" disabled={!firstDevice} onClick={() => setDraft(emptyDraft(firstDevice))}>
+            <button type="button" disabled={!hasDevices} onClick={() => setDraft(emptyDraft(''))}>
               New rule
             </button>
           )
@@ -130,61 +138,81 @@ export function RulesView({ project }: { project: Project }) {
       >
         <ErrorLine error={rules.error} />
         <div className="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>Device</th>
-              <th>When</th>
-              <th>Message</th>
-              <th>Channels</th>
-              <th>Enabled</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {rules.data?.rules.map((r) => (
-              <tr key={r.id}>
-                <td>{deviceName(r.deviceId)}</td>
-                <td>{describe(r)}</td>
-                <td>{r.message}</td>
-                <td>{r.channels.join(', ')}</td>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label="Rule enabled"
-                    checked={r.enabled}
-                    disabled={!canEdit}
-                    onChange={(e) => run(async () => (await api.updateRule(r.id, { enabled: e.target.checked }), rules.reload()))}
-                  />
-                </td>
-                <td>
-                  {canEdit && (
-                    <>
-                      <button type="button" className="small" onClick={() => edit(r)}>
-                        Edit
-                      </button>
-                      <button type="button" className="small danger" onClick={() => confirm('Delete this rule?') && run(async () => (await api.deleteRule(r.id), rules.reload()))}>
-                        Delete
-                      </button>
-                    </>
-                  )}
-                </td>
+          <table>
+            <thead>
+              <tr>
+                <th>Device</th>
+                <th>When</th>
+                <th>Message</th>
+                <th>Channels</th>
+                <th>Enabled</th>
+                <th />
               </tr>
-            ))}
-            {rules.data?.rules.length === 0 && (
-              <EmptyRow columns={6} text={firstDevice ? 'No rules yet. A rule notifies you when a value crosses a threshold, data stops or a device goes offline.' : 'No rules yet. Create a device first: rules watch a device.'} />
-            )}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rules.data?.rules.map((r) => (
+                <tr key={r.id}>
+                  <td>{deviceName(r.deviceId)}</td>
+                  <td>{describe(r)}</td>
+                  <td>{r.message}</td>
+                  <td>{r.channels.join(', ')}</td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label="Rule enabled"
+                      checked={r.enabled}
+                      disabled={!canEdit}
+                      onChange={(e) => run(async () => (await api.updateRule(r.id, { enabled: e.target.checked }), rules.reload()))}
+                    />
+                  </td>
+                  <td>
+                    {canEdit && (
+                      <>
+                        <button type="button" className="small" onClick={() => edit(r)}>
+                          Edit
+                        </button>
+                        <button
+                          type="button"
+                          className="small danger"
+                          onClick={() => confirm('Delete this rule?') && run(async () => (await api.deleteRule(r.id), rules.reload()))}
+                        >
+                          Delete
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+              {rules.data?.rules.length === 0 && (
+                <EmptyRow
+                  columns={6}
+                  text={
+                    hasDevices
+                      ? 'No rules yet. A rule notifies you when a value crosses a threshold, data stops or a device goes offline.'
+                      : 'No rules yet. Create a device first: rules watch a device.'
+                  }
+                />
+              )}
+            </tbody>
+          </table>
         </div>
       </Card>
       {draft && (
         <Card title={draft.id ? 'Edit rule' : 'New rule'}>
           <form className="form" onSubmit={save}>
-            <DeviceSelect devices={devices.data?.devices ?? []} value={draft.deviceId} onChange={(deviceId) => setDraft({ ...draft, deviceId })} />
+            <DevicePicker
+              projectId={project.id}
+              value={draft.deviceId}
+              valueName={deviceName(draft.deviceId)}
+              onChange={(deviceId) => setDraft((d) => (d ? { ...d, deviceId } : d))}
+            />
             <label>
               Condition
-              <select aria-label="Condition" value={draft.condition} onChange={(e) => setDraft({ ...draft, condition: e.target.value as RuleCondition })}>
+              <select
+                aria-label="Condition"
+                value={draft.condition}
+                onChange={(e) => setDraft({ ...draft, condition: e.target.value as RuleCondition })}
+              >
                 {CONDITIONS.map((x) => (
                   <option key={x.value} value={x.value}>
                     {x.value} — {x.label}
@@ -195,13 +223,28 @@ export function RulesView({ project }: { project: Project }) {
             {c?.pin !== 'none' && (
               <label>
                 Pin (V){c?.pin === 'optional' ? ' — empty: any data from the device' : ''}
-                <input aria-label="Rule pin" type="number" min={0} max={255} required={c?.pin === 'required'} value={draft.pin} onChange={(e) => setDraft({ ...draft, pin: e.target.value })} />
+                <input
+                  aria-label="Rule pin"
+                  type="number"
+                  min={0}
+                  max={255}
+                  required={c?.pin === 'required'}
+                  value={draft.pin}
+                  onChange={(e) => setDraft({ ...draft, pin: e.target.value })}
+                />
               </label>
             )}
             {c?.threshold && (
               <label>
                 Threshold
-                <input aria-label="Threshold" type="number" step="any" required value={draft.threshold} onChange={(e) => setDraft({ ...draft, threshold: e.target.value })} />
+                <input
+                  aria-label="Threshold"
+                  type="number"
+                  step="any"
+                  required
+                  value={draft.threshold}
+                  onChange={(e) => setDraft({ ...draft, threshold: e.target.value })}
+                />
               </label>
             )}
             {c?.threshold && (
@@ -219,29 +262,61 @@ export function RulesView({ project }: { project: Project }) {
                 </label>
                 <label>
                   Clears only past (hysteresis; empty: as soon as the condition no longer holds)
-                  <input aria-label="Clears only past" type="number" step="any" value={draft.clearThreshold} onChange={(e) => setDraft({ ...draft, clearThreshold: e.target.value })} />
+                  <input
+                    aria-label="Clears only past"
+                    type="number"
+                    step="any"
+                    value={draft.clearThreshold}
+                    onChange={(e) => setDraft({ ...draft, clearThreshold: e.target.value })}
+                  />
                 </label>
                 <label>
                   Re-notify every (seconds, while unacknowledged)
-                  <input aria-label="Re-notify seconds" type="number" min={1} value={draft.renotifySeconds} onChange={(e) => setDraft({ ...draft, renotifySeconds: e.target.value })} />
+                  <input
+                    aria-label="Re-notify seconds"
+                    type="number"
+                    min={1}
+                    value={draft.renotifySeconds}
+                    onChange={(e) => setDraft({ ...draft, renotifySeconds: e.target.value })}
+                  />
                 </label>
               </>
             )}
             {(c?.threshold || c?.pin === 'none') && (
               <label>
                 Only after it holds for (seconds)
-                <input aria-label="For seconds" type="number" min={0} value={draft.forSeconds} onChange={(e) => setDraft({ ...draft, forSeconds: e.target.value })} />
+                <input
+                  aria-label="For seconds"
+                  type="number"
+                  min={0}
+                  value={draft.forSeconds}
+                  onChange={(e) => setDraft({ ...draft, forSeconds: e.target.value })}
+                />
               </label>
             )}
             {c?.duration && (
               <label>
                 Silence (seconds, 1 – 2 592 000)
-                <input aria-label="Duration" type="number" min={1} max={2592000} required value={draft.duration} onChange={(e) => setDraft({ ...draft, duration: e.target.value })} />
+                <input
+                  aria-label="Duration"
+                  type="number"
+                  min={1}
+                  max={2592000}
+                  required
+                  value={draft.duration}
+                  onChange={(e) => setDraft({ ...draft, duration: e.target.value })}
+                />
               </label>
             )}
             <label>
               Message ({'{value}'} is replaced)
-              <input aria-label="Message" required maxLength={500} value={draft.message} onChange={(e) => setDraft({ ...draft, message: e.target.value })} />
+              <input
+                aria-label="Message"
+                required
+                maxLength={500}
+                value={draft.message}
+                onChange={(e) => setDraft({ ...draft, message: e.target.value })}
+              />
             </label>
             <fieldset>
               <legend>Channels</legend>
@@ -250,7 +325,9 @@ export function RulesView({ project }: { project: Project }) {
                   <input
                     type="checkbox"
                     checked={draft.channels.includes(ch)}
-                    onChange={(e) => setDraft({ ...draft, channels: e.target.checked ? [...draft.channels, ch] : draft.channels.filter((x) => x !== ch) })}
+                    onChange={(e) =>
+                      setDraft({ ...draft, channels: e.target.checked ? [...draft.channels, ch] : draft.channels.filter((x) => x !== ch) })
+                    }
                   />
                   {ch}
                 </label>

@@ -5,7 +5,19 @@ import { placeTimeTicks } from './chart-ticks';
 import { AXIS_FONT, tickLabels, tickSpace } from './time-axis';
 
 /** A uPlot line (or bar) chart sized to its box; `xs` in seconds since the epoch. */
-export function LineChart({ xs, ys, height, bars = false, label = 'value' }: { xs: number[]; ys: number[]; height: number; bars?: boolean; label?: string }) {
+export function LineChart({
+  xs,
+  ys,
+  height,
+  bars = false,
+  label = 'value',
+}: {
+  xs: number[];
+  ys: number[];
+  height: number;
+  bars?: boolean;
+  label?: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 

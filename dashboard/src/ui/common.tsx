@@ -6,7 +6,10 @@ import { errorText } from '../api/errors';
  * Loads `load()` on mount and whenever `deps` change; exposes data, error (`notFound` when the API
  * answered 404: the thing is gone or not the caller's) and a reload.
  */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; notFound: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: string | null; notFound: boolean; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<{ text: string; notFound: boolean } | null>(null);
   const [tick, setTick] = useState(0);
@@ -106,34 +109,6 @@ export function timeAgo(iso: string | null | undefined): string {
   if (s < 3600) return `${Math.floor(s / 60)}m ago`;
   if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
   return new Date(iso).toLocaleString();
-}
-
-/** A labelled picker of the project's devices (rules and widgets are bound to one). */
-export function DeviceSelect({
-  devices,
-  value,
-  onChange,
-  ariaLabel,
-  disabled,
-}: {
-  devices: Array<{ id: string; name: string }>;
-  value: string;
-  onChange: (deviceId: string) => void;
-  ariaLabel?: string;
-  disabled?: boolean;
-}) {
-  return (
-    <label>
-      Device
-      <select aria-label={ariaLabel} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
-        {devices.map((d) => (
-          <option key={d.id} value={d.id}>
-            {d.name}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 /** The one row of a table with nothing to list: says why, and what to do about it. */

@@ -1,9 +1,9 @@
 import { useId, useState, type FormEvent } from 'react';
 import { DATA_TYPES, type ConfigKey } from '../../../common/widget-config';
-import type { Device, JsonValue, Widget, WidgetConfig } from '../api/types';
+import type { JsonValue, Widget, WidgetConfig } from '../api/types';
 import { draftName, PinPicker, pinDraftOf, type PinDraft } from '../pins/PinPicker';
 import { widgetPin } from '../pins/widget-pin';
-import { DeviceSelect } from '../ui/common';
+import { DevicePicker } from '../ui/DevicePicker';
 import { keysOf, title, WIDGET_TYPES, type WidgetType } from './catalog';
 import { CONFIG_FIELDS, DATA_TYPE_LABELS } from './config-fields';
 
@@ -48,7 +48,13 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
     return (
       <div>
         <label className="inline">
-          <input type="checkbox" aria-describedby={help} checked={value === 'true'} onChange={(e) => onChange(e.target.checked ? 'true' : 'false')} /> {label}
+          <input
+            type="checkbox"
+            aria-describedby={help}
+            checked={value === 'true'}
+            onChange={(e) => onChange(e.target.checked ? 'true' : 'false')}
+          />{' '}
+          {label}
         </label>
         {hint}
       </div>
@@ -67,7 +73,13 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
             ))}
           </select>
         ) : (
-          <input aria-describedby={help} type={NUMBER_KEYS.has(name) ? 'number' : 'text'} step="any" value={value} onChange={(e) => onChange(e.target.value)} />
+          <input
+            aria-describedby={help}
+            type={NUMBER_KEYS.has(name) ? 'number' : 'text'}
+            step="any"
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+          />
         )}
       </label>
       {hint}
@@ -76,10 +88,17 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
 }
 
 /** The form of one type: its fields are the config keys the gateway's schema knows for that type. */
-export function WidgetForm(props: { devices: Device[]; editing: Widget | null; onSave: (draft: WidgetDraft) => Promise<void>; onCancel: () => void; error: string | null }) {
-  const { editing, devices } = props;
+export function WidgetForm(props: {
+  projectId: string;
+  editing: Widget | null;
+  deviceName: (deviceId: string) => string;
+  onSave: (draft: WidgetDraft) => Promise<void>;
+  onCancel: () => void;
+  error: string | null;
+}) {
+  const { editing } = props;
   const [type, setType] = useState<WidgetType>((editing?.type as WidgetType) ?? 'GAUGE');
-  const [deviceId, setDeviceId] = useState(editing?.deviceId ?? devices[0]?.id ?? '');
+  const [deviceId, setDeviceId] = useState(editing?.deviceId ?? '');
   const [pin, setPin] = useState<PinDraft>(pinDraftOf(editing ? widgetPin(editing) : 'V0'));
   const [fields, setFields] = useState<Record<string, string>>(() => {
     const out: Record<string, string> = {};
@@ -116,7 +135,14 @@ export function WidgetForm(props: { devices: Device[]; editing: Widget | null; o
           ))}
         </select>
       </label>
-      <DeviceSelect devices={devices} value={deviceId} onChange={setDeviceId} ariaLabel="Widget device" disabled={!!editing} />
+      <DevicePicker
+        projectId={props.projectId}
+        value={deviceId}
+        valueName={editing ? props.deviceName(editing.deviceId) : undefined}
+        onChange={setDeviceId}
+        ariaLabel="Widget device"
+        disabled={!!editing}
+      />
       <PinPicker label="Widget pin" value={pin} onChange={setPin} types={pinTypes} disabled={!!editing} />
       {keysOf(type).map((key) => (
         <ConfigField key={key} name={key} value={fields[key] ?? ''} onChange={(v) => setFields({ ...fields, [key]: v })} />
@@ -127,7 +153,7 @@ export function WidgetForm(props: { devices: Device[]; editing: Widget | null; o
         </p>
       )}
       <div className="row">
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={!deviceId}>
           {editing ? 'Save widget' : 'Add widget'}
         </button>
         <button type="button" onClick={props.onCancel}>

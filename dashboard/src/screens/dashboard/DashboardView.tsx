@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import { errorText } from '../../api/errors';
 import type { Layout, Project, Widget } from '../../api/types';
 import { widgetPinFields } from '../../pins/widget-pin';
+import { useDeviceNames } from '../../devices/device-names';
 import { useDeviceSnapshots } from '../../realtime/snapshots';
 import { useSocket } from '../../realtime/socket';
 import { Link } from '../../router';
@@ -25,7 +26,7 @@ function configPatch(editing: Widget, draft: WidgetDraft): Record<string, unknow
 export function DashboardView({ project }: { project: Project }) {
   const { epoch } = useSocket();
   const widgets = useLoad(() => api.widgets(project.id), [project.id, epoch]);
-  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 100 }), [project.id, epoch]);
+  const devices = useLoad(() => api.devices({ projectId: project.id, limit: 1 }), [project.id, epoch]);
   const [editing, setEditing] = useState<Widget | 'new' | null>(null);
   const [run, error] = useAction();
   const [formError, setFormError] = useState<string | null>(null);
@@ -36,7 +37,7 @@ export function DashboardView({ project }: { project: Project }) {
   const synced = list !== undefined && boundDevices.every((id) => snapshots.has(id));
   useChartHistory(list, epoch);
 
-  const deviceName = useCallback((id: string) => devices.data?.devices.find((d) => d.id === id)?.name ?? 'device', [devices.data]);
+  const deviceName = useDeviceNames(boundDevices, epoch);
 
   /** Drag and resize persist: every widget whose box changed is PATCHed with its new layout. */
   const persist = (boxes: Array<{ id: string; layout: Layout }>) =>
@@ -83,7 +84,7 @@ export function DashboardView({ project }: { project: Project }) {
     [run, widgets],
   );
 
-  const deviceList = devices.data?.devices ?? [];
+  const noDevices = devices.data?.total === 0;
   return (
     <div className="stack" data-testid="dashboard" data-live={synced ? 'synced' : 'syncing'}>
       <div className="row">
@@ -95,13 +96,13 @@ export function DashboardView({ project }: { project: Project }) {
           <button
             type="button"
             className="primary"
-            disabled={deviceList.length === 0}
+            disabled={!devices.data || noDevices}
             onClick={() => (setFormError(null), setEditing('new'))}
           >
             Add widget
           </button>
         )}
-        {!readOnly && devices.data && deviceList.length === 0 && (
+        {!readOnly && noDevices && (
           <span className="muted">
             Widgets show a device's pins: <Link to={`/projects/${project.id}/devices`}>create a device</Link> first.
           </span>
@@ -110,7 +111,8 @@ export function DashboardView({ project }: { project: Project }) {
       {editing && (
         <WidgetForm
           key={editing === 'new' ? 'new' : editing.id}
-          devices={deviceList}
+          projectId={project.id}
+          deviceName={deviceName}
           editing={editing === 'new' ? null : editing}
           onSave={save}
           onCancel={() => setEditing(null)}

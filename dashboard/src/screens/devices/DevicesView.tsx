@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import type { Device, Project } from '../../api/types';
 import { useSocket } from '../../realtime/socket';
 import { Link } from '../../router';
 import { Card, EmptyRow, ErrorLine, useAction, useLoad } from '../../ui/common';
 import { Pager } from '../../ui/Pager';
+import { useSettled } from '../../ui/use-settled';
 import { Credentials } from '../Credentials';
 import { StatusBadge } from '../StatusBadge';
 import { devicePage, type DeviceFilters } from './device-page';
@@ -12,18 +13,6 @@ import { FleetSummary } from './FleetSummary';
 import { parseTags } from './tags';
 
 const PAGE_SIZES = [20, 50, 100];
-const TYPING_PAUSE_MS = 300;
-
-/** The value once it has stopped changing for a moment: a search asks the API once per pause in typing. */
-function useSettled<T>(value: T): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), TYPING_PAUSE_MS);
-    return () => clearTimeout(timer);
-  }, [value]);
-  return settled;
-}
-
 export function DevicesView({ project }: { project: Project }) {
   const { epoch } = useSocket();
   const [filters, setFilters] = useState<DeviceFilters>({ q: '', status: '', tag: '' });
