@@ -59,11 +59,11 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
         {hint}
       </div>
     );
-  return (
-    <div className="field">
-      <label>
-        {label}
-        {name === 'dataType' ? (
+  if (name === 'dataType')
+    return (
+      <div className="field">
+        <label>
+          {label}
           <select aria-describedby={help} value={value} onChange={(e) => onChange(e.target.value)}>
             <option value="">Not set</option>
             {DATA_TYPES.map((t) => (
@@ -72,15 +72,21 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
               </option>
             ))}
           </select>
-        ) : (
-          <input
-            aria-describedby={help}
-            type={NUMBER_KEYS.has(name) ? 'number' : 'text'}
-            step="any"
-            value={value}
-            onChange={(e) => onChange(e.target.value)}
-          />
-        )}
+        </label>
+        {hint}
+      </div>
+    );
+  return (
+    <div className="field">
+      <label>
+        {label}
+        <input
+          aria-describedby={help}
+          type={NUMBER_KEYS.has(name) ? 'number' : 'text'}
+          step="any"
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
       </label>
       {hint}
     </div>
