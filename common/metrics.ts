@@ -52,6 +52,16 @@ export function createMetrics() {
     help: 'MQTT values dropped (oversized or invalid pin)',
     registers,
   });
+  const mqttRetries = new Counter({
+    name: 'dds_mqtt_retries_total',
+    help: 'Tries of an MQTT device message again after its handling failed (a dependency down or slow)',
+    registers,
+  });
+  const mqttDuplicates = new Counter({
+    name: 'dds_mqtt_duplicates_total',
+    help: 'MQTT device values found stored already by an earlier try or delivery, and not stored again',
+    registers,
+  });
   const deviceValuesDropped = new Counter({
     name: 'dds_device_values_dropped_total',
     help: "Device values dropped because the device sent faster than its owner's plan allows (DESIGN §11)",
@@ -123,6 +133,8 @@ export function createMetrics() {
     mqtt: {
       handled: () => mqttMessages.inc(),
       dropped: () => mqttDropped.inc(),
+      retried: () => mqttRetries.inc(),
+      duplicate: () => mqttDuplicates.inc(),
       /** A value over its device's plan rate (also counted as dropped). */
       overRate: () => deviceValuesDropped.inc(),
       /** Call when a message arrives; call the returned function when it is handled. */

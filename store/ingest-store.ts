@@ -5,9 +5,9 @@ import { importPoints, type ImportReading } from './import-points';
 import { createPendingCommandStore } from './pending-commands';
 import { readDeviceRules } from './rules';
 import { createSchedule } from './schedule';
-import { storePoint, type StorePointInput, type StorePointResult } from './store-point';
+import { storePoint, type Delivery, type StorePointInput, type StorePointResult } from './store-point';
 
-export type { ImportReading, StorePointResult };
+export type { Delivery, ImportReading, StorePointResult };
 
 /** A value for the ingest step: the streams it writes to are the store's to know. */
 export type IngestPoint = Omit<StorePointInput, 'historyStream' | 'historyStreamMax' | 'outbox'>;

@@ -48,6 +48,19 @@ export interface StorePointInput {
    * device's shard (common/shard-ids.ts).
    */
   command?: Omit<StoredCommand, 'projectId'>;
+  /** A device value the MQTT bridge took: stored once whatever retries or redeliveries follow (store-point-12.lua). */
+  delivery?: Delivery;
+}
+
+/**
+ * One MQTT delivery of a device value (gateway/mqtt/delivery.ts): `id` is the delivery's own (its
+ * retries keep it), `packetKey` digests the broker session, packet id and content (a redelivery
+ * after a node died has it again), each 12 hex digits; `redelivered` is the packet's DUP flag.
+ */
+export interface Delivery {
+  id: string;
+  packetKey: string;
+  redelivered: boolean;
 }
 
 /** An outbox intent as the script writes it: its type and its payload. */
@@ -69,6 +82,8 @@ const intentsArg = (intents: EdgeIntent[]): string =>
 
 export interface StorePointResult {
   projectId: string;
+  /** The delivery was stored already: nothing was written, and every other field says nothing happened. */
+  duplicate: boolean;
   online: boolean;
   wake: boolean;
   latest: boolean;
@@ -116,12 +131,17 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       ...deviceEventRoute,
       input.deviceRate ? `${input.deviceRate.perSecond},${input.deviceRate.burst}` : '',
       input.notifyIntervalMs ?? 0,
+      input.delivery ? `${input.delivery.id},${input.delivery.packetKey},${input.delivery.redelivered ? '1' : '0'}` : '',
       ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
     ],
   )) as (string | number)[];
-  const [, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
+  const [kind, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
+  if (kind === 'dup') {
+    return { projectId: String(projectId), duplicate: true, online: false, wake: false, latest: false, superseded: null, acknowledged: null, command: null, crossed: [] };
+  }
   return {
     projectId: String(projectId),
+    duplicate: false,
     online: status === 'online',
     wake: Number(wake) === 1,
     latest: Number(latest) === 1,

@@ -8,7 +8,7 @@ import { parsePin, valueFits } from '../../common/pins';
 import type { StatusAhead } from '../temporal/status-ahead';
 import { commandTopic } from '../../common/mqtt-topics';
 import { StoreError, type StoreErrorCode } from '../../store/errors';
-import type { ImportReading, IngestStore, NewCommand, StorePointResult } from '../../store/ingest-store';
+import type { Delivery, ImportReading, IngestStore, NewCommand, StorePointResult } from '../../store/ingest-store';
 import { DEFAULT_SEVERITY, ruleEdgeOf } from './alarm-edges';
 import { thresholdTitle } from './threshold';
 import type { ThresholdRule, ThresholdRuleCache } from './threshold-rules';
@@ -32,12 +32,24 @@ export interface IngestInput {
   ttlSeconds?: number;
   /** A device's own value: the values a second its owner's plan allows (DESIGN §11); beyond it, refused. */
   devicePerSecond?: number | null;
+  /** The MQTT delivery the value came in (gateway/mqtt/delivery.ts): stored once, whatever retries and redeliveries follow. */
+  delivery?: Delivery;
 }
 
 export type IngestRejection = 'INVALID_PIN' | 'VALUE_TOO_LARGE' | 'PIN_LOCKED' | 'DEVICE_NOT_FOUND' | 'RATE_LIMIT_EXCEEDED';
 
 export type IngestResult =
-  | { ok: true; projectId: string; pin: string; value: string; updatedAt: string; delivered: boolean; commandId: string | null }
+  | {
+      ok: true;
+      projectId: string;
+      pin: string;
+      value: string;
+      updatedAt: string;
+      delivered: boolean;
+      commandId: string | null;
+      /** Its delivery was stored already, by an earlier try or delivery of it (IngestInput.delivery): nothing was written now. */
+      duplicate?: true;
+    }
   | { ok: false; code: IngestRejection };
 
 /**
@@ -198,6 +210,7 @@ export function createIngest(deps: IngestDeps) {
         wakeTtlS: WAKE_TTL_S,
         ruleStates,
         ...(command ? { command } : {}),
+        ...(input.delivery ? { delivery: input.delivery } : {}),
       });
     } catch (err) {
       const refusal = refusalOf(err);
@@ -207,6 +220,10 @@ export function createIngest(deps: IngestDeps) {
 
     // The value's pin:update and the write's `command` event went out with the store step.
     const updatedAt = at.toISOString();
+    if (stored.duplicate) {
+      // Stored by an earlier try of this delivery, with its effects: a success, with nothing more to do.
+      return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null, duplicate: true };
+    }
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/temporal/status-ahead.ts): no Temporal call per value.
       track(

@@ -6,10 +6,12 @@ import type { Metrics } from '../../common/metrics';
 import type { MqttClient } from '../../common/mqtt';
 import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/mqtt-topics';
 import type { Redis } from '../../common/redis';
+import type { Delivery } from '../../store/ingest-store';
 import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../temporal/status-ahead';
 import { ackOnceHandled } from './acked-once-handled';
+import { deliveryOf } from './delivery';
 import type { DeviceRates } from './device-rates';
 import { payloadFits } from './message-limits';
 import { startQueueProbe } from './queue-probe';
@@ -82,7 +84,7 @@ export function startMqttBridge(deps: BridgeDeps) {
     client.publishAsync(topic, '', { qos: 0, retain: true }).catch((err: unknown) => logger.debug({ err, topic }, 'retained message not cleared'));
   }
 
-  async function handle(client: MqttClient, packet: Packet): Promise<void> {
+  async function handle(client: MqttClient, packet: Packet, delivery: Delivery): Promise<void> {
     const { topic, payload } = packet;
     const parsed = parseDeviceTopic(topic, deps.topicRoot);
     if (!parsed) return;
@@ -100,8 +102,9 @@ export function startMqttBridge(deps: BridgeDeps) {
     const text = typeof payload === 'string' ? payload : payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const devicePerSecond = await deps.rates.perSecond(parsed.deviceId);
-      const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device', devicePerSecond });
+      const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device', devicePerSecond, delivery });
       counts.handled();
+      if (result.ok && result.duplicate) counts.duplicate();
       if (!result.ok) {
         counts.dropped();
         if (result.code === 'RATE_LIMIT_EXCEEDED') counts.overRate();
@@ -151,11 +154,13 @@ export function startMqttBridge(deps: BridgeDeps) {
   async function handleUntilDone(client: MqttClient, packet: Packet): Promise<boolean> {
     let delay = 100;
     let failed = false;
+    // One delivery however many tries: a try whose reply was lost may have stored the value.
+    const delivery = deliveryOf(client.options.clientId ?? '', packet);
     try {
       for (;;) {
         if (stopped) return false;
         try {
-          await handle(client, packet);
+          await handle(client, packet, delivery);
           return true;
         } catch (err) {
           if (!failed) {
@@ -169,6 +174,7 @@ export function startMqttBridge(deps: BridgeDeps) {
           logger.warn({ err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay }, 'device message failed; retrying');
           await new Promise((r) => setTimeout(r, delay));
           delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS);
+          counts.retried();
         }
       }
     } finally {

@@ -11,18 +11,44 @@
 --       (lib/device-events.lua), 17 the device's values a second by its owner's plan and the burst it
 --       may send at once, `rate,burst` ('' for no limit),
 --       18 the least time between two notifications of one rule for this device (ms),
---       19.. quadruples per threshold rule: see the alarm block at the end
+--       19 the MQTT delivery `id,packetKey,redelivered` ('' for none): see "Each delivery stored once",
+--       20.. quadruples per threshold rule: see the alarm block at the end
 -- A crossing's intents go to the outbox here, in the same step that flips the rule's edge
 -- state, so they are carried out (at least once) even if Temporal is down right now.
 -- The latest value is JSON {value, updatedAt, origin (device|app|import), reportedAt (the device's own last report)}.
 -- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
---          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...};
+--          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...},
+--         or {'dup', projectId} for a delivery stored already (nothing written);
 -- refuses with STORE:DEVICE_GONE, STORE:DEVICE_RATE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
+-- Each delivery stored once (docs/architecture.md "Each value stored once"): a value the MQTT bridge
+-- took carries its delivery's id (random, kept by the bridge's retries and ioredis's resends) and
+-- its packet key (a digest of the broker session, packet id and content), each 12 hex digits. The
+-- device's last DELIVERY_RING deliveries are one string of 24-digit records in its state hash. A
+-- delivery found there was stored already: a retry of a step that ran but whose reply was lost (a
+-- timeout, a failover), or, by its packet key, the broker's redelivery after the node that stored
+-- it died before its PUBACK. A packet key is looked for only in a redelivery: packet ids are reused.
+local DELIVERY_RING = 128
+-- Whether `seen` holds `part` as the id (offset 0) or the packet key (offset 12) of one of its records.
+local function recorded(seen, part, offset)
+  local at = string.find(seen, part, 1, true)
+  while at do
+    if (at - 1) % 24 == offset then return true end
+    at = string.find(seen, part, at + 1, true)
+  end
+  return false
+end
+local deliveries = nil
+if ARGV[19] ~= '' then
+  local id, packetKey, redelivered = string.match(ARGV[19], '^(%x+),(%x+),([01])$')
+  local seen = redis.call('HGET', KEYS[4], 'deliveries') or ''
+  if recorded(seen, id, 0) or (redelivered == '1' and recorded(seen, packetKey, 12)) then return {'dup', projectId} end
+  deliveries = string.sub(id .. packetKey .. seen, 1, 24 * DELIVERY_RING)
+end
 -- A device's own values within its owner's plan rate (DESIGN §11): a token bucket in its state hash,
 -- refilled at the rate up to the burst, so values sent within the rate are never refused, even when
 -- they arrive together (a backlog the broker kept through an outage, a device's own buffer); an
@@ -45,6 +71,7 @@ if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[5], pin) == 1 then return redis
 -- beyond one (KEYS[10]) is the backlog. A full stream (PostgreSQL down or behind) refuses the
 -- write: the caller answers 503 / leaves MQTT unacked.
 if redis.call('XLEN', KEYS[3]) + tonumber(redis.call('GET', KEYS[10]) or '0') >= tonumber(ARGV[5]) then return redis.error_reply('STORE:HISTORY_BACKLOG') end
+if deliveries then redis.call('HSET', KEYS[4], 'deliveries', deliveries) end
 local command = nil
 if ARGV[11] ~= '' then command = cjson.decode(ARGV[11]) end
 local origin = 'import'
@@ -134,7 +161,7 @@ local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, 
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
 -- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents; a `notification`
 -- intent at most once in ARGV[18] per rule and device (field `notified:{ruleId}`, the value's ms).
-for i = 19, #ARGV, 4 do
+for i = 20, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
   if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
