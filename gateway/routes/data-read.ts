@@ -6,12 +6,12 @@ import { AGGREGATES, INTERVALS, type Interval, type Point } from '../../store/pi
 import { userIdOf } from '../http/auth-context';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
+import { dataPinParams } from '../schemas/data-pin';
 import { deviceAccess } from '../access/project-access';
 import type { RouteDeps } from './route-deps';
 
 const HOUR_MS = 3_600_000;
 const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
-const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
 
 export const readQuery = z
   .object({
@@ -60,40 +60,40 @@ async function streamCsv(res: Response, pages: AsyncGenerator<Point[]>): Promise
   res.end();
 }
 
-/** Reads and deletes of stored pin data (SPEC §4.3). Pins are bare numbers 0–255 meaning V pins. */
+/** Reads and deletes of stored pin data (SPEC §4.3). A pin is a bare number 0–255 meaning a V pin, or a pin name (gateway/schemas/data-pin.ts). */
 export function dataReadRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
   const router = Router();
 
   router.get('/data/:deviceId/:pin/latest', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
-    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
-    const latest = await stores.pinSeries.latest(device.id, `V${pin}`);
+    const { pin: { name } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
+    const latest = await stores.pinSeries.latest(device.id, name);
     if (!latest) throw new AppError('PIN_NOT_FOUND');
     sendData(res, latest);
   });
 
   router.get('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
-    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const query = parseInput(readQuery, req.query, 'query');
     const to = query.to ?? new Date();
     const from = query.from ?? new Date(to.getTime() - HOUR_MS);
     if (query.format === 'csv' && query.aggregate === 'raw') {
-      return streamCsv(res, stores.pinSeries.rawPages(device.id, `V${pin}`, from, to, query.limit));
+      return streamCsv(res, stores.pinSeries.rawPages(device.id, name, from, to, query.limit));
     }
     const points =
       query.aggregate === 'raw'
-        ? await stores.pinSeries.raw(device.id, `V${pin}`, from, to, query.limit)
-        : await stores.pinSeries.aggregate(device.id, `V${pin}`, { from, to }, query.aggregate, query.interval as Interval, query.limit);
+        ? await stores.pinSeries.raw(device.id, name, from, to, query.limit)
+        : await stores.pinSeries.aggregate(device.id, name, { from, to }, query.aggregate, query.interval as Interval, query.limit);
     if (query.format === 'csv') return sendCsv(res, points);
     sendData(res, { pin, deviceId: device.id, points });
   });
 
   router.delete('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const query = parseInput(deleteQuery, req.query, 'query');
-    const deleted = await stores.pinSeries.deleteRange(device.id, `V${pin}`, query.from ?? null, query.to ?? null);
+    const deleted = await stores.pinSeries.deleteRange(device.id, name, query.from ?? null, query.to ?? null);
     sendData(res, { deviceId: device.id, pin, deleted });
   });
 

@@ -6,14 +6,13 @@ import { userIdOf } from '../http/auth-context';
 import { batchInterrupted, type EntryOutcome } from '../http/batch-entries';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
+import { dataPinParams } from '../schemas/data-pin';
 import { deviceAccess } from '../access/project-access';
 import { pinValueText } from '../schemas/pin-value';
 import { clientTimestamp } from '../schemas/timestamp';
 import type { IngestResult } from '../ingest/ingest';
 import type { RouteDeps } from './route-deps';
 
-/** The data endpoints name pins by bare number 0–255, meaning V pins (DESIGN §5). */
-const pinParams = z.object({ pin: z.coerce.number().int().min(0).max(255) });
 export const pointBody = z.object({ value: pinValueText, timestamp: clientTimestamp.optional() });
 export const bulkBody = z.object({
   readings: z
@@ -91,10 +90,10 @@ export function dataWriteRoutes({ stores, ingest }: Pick<RouteDeps, 'stores' | '
 
   router.post('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const { pin } = parseInput(pinParams, { pin: req.params.pin }, 'params');
+    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const body = parseInput(pointBody, req.body, 'body');
     const at = body.timestamp ? new Date(body.timestamp) : undefined;
-    const result = await ingest({ deviceId: device.id, pin, value: body.value, origin: at ? 'import' : 'app', at });
+    const result = await ingest({ deviceId: device.id, pin: name, value: body.value, origin: at ? 'import' : 'app', at });
     if (!result.ok) throw new AppError(result.code);
     const receipt = { commandId: result.commandId };
     sendData(res, { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered, ...receipt }, 201);
