@@ -51,9 +51,16 @@ export function createChannelActivities(deps: ChannelDeps) {
       const log = deps.logger.child({ notificationId: record.id, projectId: record.projectId });
       if (unverified > 0) log.info({ unverified }, 'email: members with an unverified address left out');
       if (verified.length === 0 || ownerId === null) return 'no-recipients';
-      const admission = await admitEmail(deps.redis, { id: record.id, ownerId, ruleId: record.ruleId, deviceId: record.deviceId }, deps.emailDailyCap);
+      const admission = await admitEmail(
+        deps.redis,
+        { id: record.id, ownerId, ruleId: record.ruleId, deviceId: record.deviceId },
+        deps.emailDailyCap,
+      );
       if (admission !== 'ok') {
-        log.warn({ ownerId, ruleId: record.ruleId, deviceId: record.deviceId }, `email not sent: ${admission === 'capped' ? "the account's daily email cap is reached" : 'this rule and device emailed within the minute'}`);
+        log.warn(
+          { ownerId, ruleId: record.ruleId, deviceId: record.deviceId },
+          `email not sent: ${admission === 'capped' ? "the account's daily email cap is reached" : 'this rule and device emailed within the minute'}`,
+        );
         return admission;
       }
       mailer ??= nodemailer.createTransport(deps.smtpUrl);

@@ -99,7 +99,6 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
       });
     },
 
-
     /** Writes status, statusChangedAt and lastSeen; a change publishes its `device:status` in the same step (store/device-mirror.ts). */
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
       const { written, lastSeen } = await writeStatus(redis, req);
@@ -108,9 +107,7 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
     },
 
     async writeInfo({ deviceId, ...info }: WriteInfoRequest): Promise<{ written: boolean }> {
-      const fields = Object.fromEntries(
-        Object.entries(info).filter((e): e is [string, string] => typeof e[1] === 'string'),
-      );
+      const fields = Object.fromEntries(Object.entries(info).filter((e): e is [string, string] => typeof e[1] === 'string'));
       return { written: await writeInfo(redis, deviceId, fields) };
     },
 

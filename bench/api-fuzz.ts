@@ -71,8 +71,14 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nschemathesis: ${entries.length} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
         `${serverErrors.length} answered 5xx (goal 0); exit code ${exit}\n` +
-        `statuses: ${[...byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}\n` +
-        serverErrors.slice(0, 20).map((e) => `  5xx: ${e.response.status} ${e.request.method} ${e.request.url}\n`).join(''),
+        `statuses: ${[...byStatus.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')}\n` +
+        serverErrors
+          .slice(0, 20)
+          .map((e) => `  5xx: ${e.response.status} ${e.request.method} ${e.request.url}\n`)
+          .join(''),
     );
   } finally {
     await cleanup.run();

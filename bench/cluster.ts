@@ -63,7 +63,13 @@ interface PhaseResult {
 }
 
 /** A gateway-only node with its own NODE_ID (its own broker sessions in the shared ingest group). */
-function startGateway(backends: Backends, cleanup: Cleanup, nodeId: string, credentialKey: string, connections = INGEST_CONNECTIONS): Promise<ServiceProcess> {
+function startGateway(
+  backends: Backends,
+  cleanup: Cleanup,
+  nodeId: string,
+  credentialKey: string,
+  connections = INGEST_CONNECTIONS,
+): Promise<ServiceProcess> {
   return startService(
     backends,
     cleanup,
@@ -109,7 +115,10 @@ async function phase(run: Run, label: string, gateways: readonly ServiceProcess[
   const peaks = lagSamples.map((samples) => samples.reduce((max, s) => Math.max(max, s.lag), 0).toFixed(1));
   printRows(`\n${label}: ${rate} values/s offered for ${run.seconds} s on pin ${pin}`, [
     ['published', `${outcome.attempted} in ${outcome.seconds.toFixed(1)} s (${achieved.toFixed(0)}/s achieved)`],
-    ['acknowledged to the devices', `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`],
+    [
+      'acknowledged to the devices',
+      `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`,
+    ],
     ['stored, after the drain', `${stored}${stored < outcome.acked ? ` (${outcome.acked - stored} acknowledged and not stored)` : ''}`],
     ['stored rate (saturation)', `${storedRate.toFixed(0)} values/s (offered / stored ${(achieved / storedRate).toFixed(2)}×)`],
     ['peak broker-queue lag', `${peaks.join(' s, ')} s${drained.every(Boolean) ? '' : ` (not drained within ${DRAIN_CAP_MS / 1000} s)`}`],
@@ -131,14 +140,24 @@ async function phase(run: Run, label: string, gateways: readonly ServiceProcess[
  */
 function boundLine(one: PhaseResult, two: PhaseResult, control: PhaseResult): string {
   const cores = availableParallelism() * 100;
-  const cpu = ([['1 gateway', one], ['2 gateways', two], ['control', control]] as const)
-    .map(([label, r]) => `${label}: machine ${Math.round(r.machineCpu)}%, this bench's processes ${Math.round(r.totalCpu)}%, busiest gateway ${Math.round(r.busiestGateway)}%`)
+  const cpu = (
+    [
+      ['1 gateway', one],
+      ['2 gateways', two],
+      ['control', control],
+    ] as const
+  )
+    .map(
+      ([label, r]) =>
+        `${label}: machine ${Math.round(r.machineCpu)}%, this bench's processes ${Math.round(r.totalCpu)}%, busiest gateway ${Math.round(r.busiestGateway)}%`,
+    )
     .join('; ');
-  const window = control.storedRate >= 1.3 * one.storedRate
-    ? `one gateway's in-flight window: ${INGEST_CONNECTIONS} ingest connections each hold at most MQTT_INGEST_IN_FLIGHT values until they are stored, ` +
-      `so a gateway stores at most that window ÷ per-value round trip; ${2 * INGEST_CONNECTIONS} connections on one process store ` +
-      `${ratio(control.storedRate, one.storedRate)} as much, so the second gateway's gain is its connections more than its process`
-    : `not one gateway's in-flight window (${2 * INGEST_CONNECTIONS} connections on one process stored ${ratio(control.storedRate, one.storedRate)} as much as ${INGEST_CONNECTIONS})`;
+  const window =
+    control.storedRate >= 1.3 * one.storedRate
+      ? `one gateway's in-flight window: ${INGEST_CONNECTIONS} ingest connections each hold at most MQTT_INGEST_IN_FLIGHT values until they are stored, ` +
+        `so a gateway stores at most that window ÷ per-value round trip; ${2 * INGEST_CONNECTIONS} connections on one process store ` +
+        `${ratio(control.storedRate, one.storedRate)} as much, so the second gateway's gain is its connections more than its process`
+      : `not one gateway's in-flight window (${2 * INGEST_CONNECTIONS} connections on one process stored ${ratio(control.storedRate, one.storedRate)} as much as ${INGEST_CONNECTIONS})`;
   const busiest = Math.max(one.machineCpu, two.machineCpu, control.machineCpu);
   return (
     `bound (CPU in % of one core, out of ${cores}%: ${cpu}):\n  ${window};\n` +
@@ -164,10 +183,17 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   const account = await createAccount(gatewayA.baseUrl);
   const deviceIds = await createDevices(account, devices);
-  const fleet = await connectFleet({ url: backends.mqttUrl, username: backends.mqttUsername, password: backends.mqttPassword, count: devices });
+  const fleet = await connectFleet({
+    url: backends.mqttUrl,
+    username: backends.mqttUsername,
+    password: backends.mqttPassword,
+    count: devices,
+  });
   cleanup.add('mqtt fleet', () => closeFleet(fleet));
   const waited = await waitForQuiet([gatewayA.pid, worker.pid, backends.pids.temporal], 15, 60_000);
-  process.stdout.write(`created ${devices} devices and connected their MQTT clients; waited ${waited.toFixed(0)} s (at most 60) for the twins to start\n`);
+  process.stdout.write(
+    `created ${devices} devices and connected their MQTT clients; waited ${waited.toFixed(0)} s (at most 60) for the twins to start\n`,
+  );
 
   const run: Run = { backends, pool, worker, fleet, deviceIds, account, rate, seconds, cleanup };
   // Devices' first values wake their twins (Temporal work); pay that before measuring anything.
@@ -186,10 +212,16 @@ async function main(cleanup: Cleanup): Promise<void> {
   const oneWide = await phase(run, `control: 1 gateway with ${2 * INGEST_CONNECTIONS} ingest connections + 1 worker`, [wide], PINS.oneWide);
 
   printRows('\n2 gateways / 1 gateway', [
-    ['stored rate at saturation', `${ratio(two.storedRate, one.storedRate)} (${two.storedRate.toFixed(0)} / ${one.storedRate.toFixed(0)} values/s)`],
+    [
+      'stored rate at saturation',
+      `${ratio(two.storedRate, one.storedRate)} (${two.storedRate.toFixed(0)} / ${one.storedRate.toFixed(0)} values/s)`,
+    ],
     ['p50 publish → pin:update', ratio(two.latency.p50, one.latency.p50)],
     ['p99 publish → pin:update', ratio(two.latency.p99, one.latency.p99)],
-    [`control: 1 gateway × ${2 * INGEST_CONNECTIONS} connections / 1 × ${INGEST_CONNECTIONS}`, `${ratio(oneWide.storedRate, one.storedRate)} (${oneWide.storedRate.toFixed(0)} values/s)`],
+    [
+      `control: 1 gateway × ${2 * INGEST_CONNECTIONS} connections / 1 × ${INGEST_CONNECTIONS}`,
+      `${ratio(oneWide.storedRate, one.storedRate)} (${oneWide.storedRate.toFixed(0)} values/s)`,
+    ],
   ]);
   process.stdout.write(`${boundLine(one, two, oneWide)}\n`);
   process.stdout.write(`${machineLine()}\n`);

@@ -90,12 +90,19 @@ void runBench('dashboard', async (cleanup) => {
   const session = JSON.stringify({ accessToken: account.token, user: { email: 'bench' } });
   await page.evaluate(`localStorage.setItem('dds.session', ${JSON.stringify(session)})`);
   await page.goto(`${service.baseUrl}/projects/${account.projectId}`);
-  await page.locator('[data-testid="widget-value"]').nth(widgets - 1).waitFor({ timeout: 60_000 });
+  await page
+    .locator('[data-testid="widget-value"]')
+    .nth(widgets - 1)
+    .waitFor({ timeout: 60_000 });
   await countRendered(page);
 
   const idle = await busyShare(page, Math.min(seconds, 5));
 
-  const mqtt = await connectAsync(backends.mqttUrl, { username: backends.mqttUsername, password: backends.mqttPassword, reconnectPeriod: 0 });
+  const mqtt = await connectAsync(backends.mqttUrl, {
+    username: backends.mqttUsername,
+    password: backends.mqttPassword,
+    reconnectPeriod: 0,
+  });
   cleanup.add('publisher', () => mqtt.endAsync());
   let sent = 0;
   let n = 0;

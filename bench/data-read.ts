@@ -42,7 +42,8 @@ function queries(window: { from: string; to: string }, lastDay: { from: string; 
     { label: 'raw CSV, whole (last) day', params: { ...lastDay, limit: '100000', format: 'csv' } },
   ];
   for (const interval of INTERVALS) {
-    for (const aggregate of AGGREGATES) list.push({ label: `${aggregate} ${interval}`, params: { ...window, aggregate, interval, limit: '100000' } });
+    for (const aggregate of AGGREGATES)
+      list.push({ label: `${aggregate} ${interval}`, params: { ...window, aggregate, interval, limit: '100000' } });
   }
   return list;
 }
@@ -85,7 +86,9 @@ async function writeBulk(
     while (next < points.length) {
       const start = next;
       next += BULK_MAX;
-      const readings = points.slice(start, start + BULK_MAX).map((p) => ({ pin: PIN_NUMBER, value: p.value, timestamp: new Date(p.ms).toISOString() }));
+      const readings = points
+        .slice(start, start + BULK_MAX)
+        .map((p) => ({ pin: PIN_NUMBER, value: p.value, timestamp: new Date(p.ms).toISOString() }));
       await account.call('POST', `/api/v1/data/${deviceId}/bulk`, { readings });
     }
   };
@@ -187,11 +190,23 @@ async function main(cleanup: Cleanup): Promise<void> {
   const directCount = day.length - viaHttp.length + month.length;
   const directRate = (directCount * 1000) / directMs;
   printRows('\nwriting the data', [
-    ['POST /bulk (HTTP)', `${viaHttp.length} readings, ${lanes} requests at a time: answered at ${bulk.answeredRate.toFixed(0)} readings/s, all in PostgreSQL at ${bulk.persistedRate.toFixed(0)} readings/s`],
+    [
+      'POST /bulk (HTTP)',
+      `${viaHttp.length} readings, ${lanes} requests at a time: answered at ${bulk.answeredRate.toFixed(0)} readings/s, all in PostgreSQL at ${bulk.persistedRate.toFixed(0)} readings/s`,
+    ],
     ['  CPU per reading', bulk.cpuPerReading.map(([name, micros]) => `${name} ${micros.toFixed(1)} µs`).join(', ')],
-    ['straight to PostgreSQL', `${directCount} points in ${ms(directMs)}: ${directRate.toFixed(0)} points/s (the persister's batch write, 10,000 a transaction; the bare baseline)`],
-    ['  bulk / baseline', `${(bulk.persistedRate / directRate).toFixed(2)} (all in PostgreSQL through HTTP, Redis and the persister, against the batch write alone)`],
-    ['stored', `${await storedPoints(pool, dayDevice)} + ${await storedPoints(pool, monthDevice)} points (expected ${day.length} + ${month.length})`],
+    [
+      'straight to PostgreSQL',
+      `${directCount} points in ${ms(directMs)}: ${directRate.toFixed(0)} points/s (the persister's batch write, 10,000 a transaction; the bare baseline)`,
+    ],
+    [
+      '  bulk / baseline',
+      `${(bulk.persistedRate / directRate).toFixed(2)} (all in PostgreSQL through HTTP, Redis and the persister, against the batch write alone)`,
+    ],
+    [
+      'stored',
+      `${await storedPoints(pool, dayDevice)} + ${await storedPoints(pool, monthDevice)} points (expected ${day.length} + ${month.length})`,
+    ],
   ]);
   await pool.query('VACUUM ANALYZE points');
   await pool.query('VACUUM ANALYZE rollup_1m');
@@ -203,7 +218,19 @@ async function main(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 86,400 points, the day (service pid ${service.pid})\n`);
   printTable(headers, await readAll(service.baseUrl, account.token, redis, dayDevice, runs, lastDay, lastDay, readCpu));
   process.stdout.write(`\nGET /api/v1/data/{deviceId}/${PIN_NUMBER}: 259,200 points, 30 days\n`);
-  printTable(headers, await readAll(service.baseUrl, account.token, redis, monthDevice, runs, { from: iso(endMs - 30 * DAY_MS), to: iso(endMs) }, lastDay, readCpu));
+  printTable(
+    headers,
+    await readAll(
+      service.baseUrl,
+      account.token,
+      redis,
+      monthDevice,
+      runs,
+      { from: iso(endMs - 30 * DAY_MS), to: iso(endMs) },
+      lastDay,
+      readCpu,
+    ),
+  );
   process.stdout.write(
     'service / PostgreSQL CPU: CPU time of the service process / all PostgreSQL backends per read (10 ms ticks summed over the runs)\n' +
       'Redis busy: time Redis spent executing commands (INFO commandstats) during the reads, divided by the reads\n',

@@ -38,7 +38,17 @@ import { bridgeCounters, gcPauses, gcPausesLine } from './support/service-metric
 import { gatewayNode, startService, startWorker, type ServiceProcess, type WorkerProcess } from './support/service-process';
 import { settle } from './support/settle';
 import { watchProjectUpdates } from './support/socket-updates';
-import { latencyLine, p99BySecond, printRows, ratePerSecond, ratio, secondHalf, summarize, type Sample, type Summary } from './support/stats';
+import {
+  latencyLine,
+  p99BySecond,
+  printRows,
+  ratePerSecond,
+  ratio,
+  secondHalf,
+  summarize,
+  type Sample,
+  type Summary,
+} from './support/stats';
 
 const SERVICE_ROOT = 'dds';
 const BASELINE_ROOT = 'dds-baseline';
@@ -100,14 +110,22 @@ function latencyRows(label: string, samples: readonly Sample[]): [string, string
   return [
     [label, latencyLine(summarize(samples.map((s) => s.latency)))],
     ['  sent in the second half', latencyLine(summarize(secondHalf(samples)))],
-    ['  p99 of each second sent (ms)', p99BySecond(samples).map((p99) => p99.toFixed(0)).join(' ')],
+    [
+      '  p99 of each second sent (ms)',
+      p99BySecond(samples)
+        .map((p99) => p99.toFixed(0))
+        .join(' '),
+    ],
   ];
 }
 
 function publishedRow(outcome: PublishOutcome): [string, string] {
   const problems = [outcome.failed && `${outcome.failed} failed`, outcome.unanswered && `${outcome.unanswered} unanswered`];
   const note = problems.filter(Boolean).join(', ');
-  return ['messages published', `${outcome.acked} acked of ${outcome.attempted} in ${outcome.seconds.toFixed(1)} s${note ? ` (${note})` : ''}`];
+  return [
+    'messages published',
+    `${outcome.acked} acked of ${outcome.attempted} in ${outcome.seconds.toFixed(1)} s${note ? ` (${note})` : ''}`,
+  ];
 }
 
 function countRow(label: string, got: number, expected: number, unit = ''): [string, string] {
@@ -122,12 +140,24 @@ function countRow(label: string, got: number, expected: number, unit = ''): [str
 async function warmUp(run: Run, root: string, rate: number): Promise<void> {
   const seconds = envInt('BENCH_PHASE_WARMUP_S', 2);
   if (seconds === 0) return;
-  await publishPaced(run.fleet, run.deviceIds.map((id) => `${root}/${id}/pin/${WARM_UP_PIN}`), rate, seconds);
+  await publishPaced(
+    run.fleet,
+    run.deviceIds.map((id) => `${root}/${id}/pin/${WARM_UP_PIN}`),
+    rate,
+    seconds,
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
 /** The service (gateway + worker processes) taking `rate` values a second on `pin`; `verbose` prints every figure. */
-async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+async function servicePhase(
+  run: Run,
+  service: ServiceProcess,
+  pin: string,
+  rate: number,
+  seconds: number,
+  verbose: boolean,
+): Promise<PhaseResult> {
   await warmUp(run, SERVICE_ROOT, rate);
   const updates = await watchProjectUpdates(service.baseUrl, run.account.token, run.account.projectId);
   run.cleanup.add('socket.io client', async () => updates.close());
@@ -162,25 +192,43 @@ async function servicePhase(run: Run, service: ServiceProcess, pin: string, rate
   const ingestSamples = points.map((p): Sample => ({ sentAt: Number(p.value), latency: p.storedAt - Number(p.value) }));
   const bridge = await bridgeCounters(service.metricsUrl);
   const gc = gcPausesLine(gcBefore, await gcPauses(service.metricsUrl));
-  printRows(`\nservice: gateway-only node (dist/gateway/main.js, pid ${service.pid}) + twin worker (pid ${run.worker.pid}), ${rate} values/s on ${pin}`, [
-    publishedRow(outcome),
-    ['handled by the MQTT bridge', `${bridge.handled - bridgeBefore.handled} (dropped as invalid: ${bridge.dropped - bridgeBefore.dropped})`],
-    countRow('messages stored', stored, outcome.acked, ' history points'),
-    ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
-    ...latencyRows('publish → ingest start', ingestSamples),
-    ...latencyRows('publish → pin:update', updates.samples),
-    countRow('updates received', received, outcome.acked),
-    ['GET /healthz meanwhile', latencyLine(healthz)],
-    ['devices online, twin confirmed', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
-    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
-    ['gateway + worker per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
-    ['gateway GC pauses (V8)', gc],
-  ]);
+  printRows(
+    `\nservice: gateway-only node (dist/gateway/main.js, pid ${service.pid}) + twin worker (pid ${run.worker.pid}), ${rate} values/s on ${pin}`,
+    [
+      publishedRow(outcome),
+      [
+        'handled by the MQTT bridge',
+        `${bridge.handled - bridgeBefore.handled} (dropped as invalid: ${bridge.dropped - bridgeBefore.dropped})`,
+      ],
+      countRow('messages stored', stored, outcome.acked, ' history points'),
+      ['sustained stored', `${throughput.toFixed(0)} msgs/s`],
+      ...latencyRows('publish → ingest start', ingestSamples),
+      ...latencyRows('publish → pin:update', updates.samples),
+      countRow('updates received', received, outcome.acked),
+      ['GET /healthz meanwhile', latencyLine(healthz)],
+      ['devices online, twin confirmed', `${await countOnline(run.redis, run.deviceIds)} of ${run.deviceIds.length}`],
+      [
+        'CPU, % of one core',
+        Object.entries(shares)
+          .map(([name, share]) => `${name} ${Math.round(share)}%`)
+          .join(', '),
+      ],
+      ['gateway + worker per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
+      ['gateway GC pauses (V8)', gc],
+    ],
+  );
   return result;
 }
 
 /** The baseline subscriber taking `rate` values a second on `pin`; its report is cumulative, so only what this run added counts. */
-async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, rate: number, seconds: number, verbose: boolean): Promise<PhaseResult> {
+async function baselinePhase(
+  run: Run,
+  baseline: BaselineProcess,
+  pin: string,
+  rate: number,
+  seconds: number,
+  verbose: boolean,
+): Promise<PhaseResult> {
   await warmUp(run, BASELINE_ROOT, rate);
   const before = await baseline.report();
   const cpu = cpuMeter({ baseline: baseline.pid, ...run.backends.pids, bench: process.pid });
@@ -212,7 +260,12 @@ async function baselinePhase(run: Run, baseline: BaselineProcess, pin: string, r
     ['write errors', String(report.failed - before.failed)],
     ['sustained stored', `${result.throughput.toFixed(0)} msgs/s`],
     ...latencyRows('publish → write acked', samples),
-    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
+    [
+      'CPU, % of one core',
+      Object.entries(shares)
+        .map(([name, share]) => `${name} ${Math.round(share)}%`)
+        .join(', '),
+    ],
     ['baseline per 1,000 values/s', `${cpuPerThousand(result).toFixed(1)}% of a core`],
   ]);
   return result;
@@ -248,7 +301,9 @@ async function ladder(
     );
     return r;
   };
-  process.stdout.write(`\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`);
+  process.stdout.write(
+    `\n--- ${label}: rates ×${factor} from ${start}/s, ${seconds} s each, until one does not hold (lost > 0 or p99 > ${HELD_P99_MS} ms) ---\n`,
+  );
   let held = 0;
   let failed = 0;
   for (let i = 0; i < steps && failed === 0; i += 1) {
@@ -297,7 +352,14 @@ async function wakeTwins(run: Run, service: ServiceProcess): Promise<number> {
   const deadline = Date.now() + WAKE_CAP_MS;
   let online = 0;
   for (let burst = Date.now(); Date.now() < deadline; ) {
-    await servicePhase(run, service, WARM_UP_PIN, Math.round(run.rate / 2), Math.max(1, Math.ceil((2 * run.deviceIds.length) / run.rate)), false);
+    await servicePhase(
+      run,
+      service,
+      WARM_UP_PIN,
+      Math.round(run.rate / 2),
+      Math.max(1, Math.ceil((2 * run.deviceIds.length) / run.rate)),
+      false,
+    );
     while ((online = await countOnline(run.redis, run.deviceIds)) < run.deviceIds.length && Date.now() - burst < WAKE_RETRY_MS) {
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -342,7 +404,14 @@ async function overloadProjectBroker(run: Run, service: ServiceProcess): Promise
   const factor = envInt('BENCH_OVERLOAD_FACTOR', 3);
   const seconds = envInt('BENCH_OVERLOAD_SECONDS', 10);
   process.stdout.write(`\n--- above saturation: one node, ${factor}× the rate it stores, ${seconds} s ---\n`);
-  const common = { service, fleet: run.fleet, pool: run.pool, deviceIds: run.deviceIds, topicRoot: SERVICE_ROOT, brokerDrops: run.brokerDrops };
+  const common = {
+    service,
+    fleet: run.fleet,
+    pool: run.pool,
+    deviceIds: run.deviceIds,
+    topicRoot: SERVICE_ROOT,
+    brokerDrops: run.brokerDrops,
+  };
   const calibration = await overloadPhase({
     ...common,
     label: 'calibration flood (project broker config)',
@@ -376,7 +445,12 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
     pids: { ...run.backends.pids, mosquitto: broker.pid },
   };
   const service = await startGateway(backends, run, 'bench-ingest-default-queue');
-  const fleet = await connectFleet({ url: broker.url, username: broker.serviceUsername, password: broker.servicePassword, count: run.deviceIds.length });
+  const fleet = await connectFleet({
+    url: broker.url,
+    username: broker.serviceUsername,
+    password: broker.servicePassword,
+    count: run.deviceIds.length,
+  });
   run.cleanup.add('mqtt fleet (default-queue broker)', () => closeFleet(fleet));
   await waitForQuiet([service.pid, run.worker.pid, backends.pids.temporal], 15, 30_000);
   const result = await overloadPhase({
@@ -391,7 +465,10 @@ async function overloadDefaultBroker(run: Run, overload: Overload): Promise<Over
     seconds: overload.seconds,
     brokerDrops,
   });
-  printRows('broker log (default queue)', (await summarizeBrokerLog(dir)).map((line): [string, string] => ['', line]));
+  printRows(
+    'broker log (default queue)',
+    (await summarizeBrokerLog(dir)).map((line): [string, string] => ['', line]),
+  );
   await service.stop();
   return result;
 }
@@ -407,12 +484,23 @@ async function restPhase(run: Run, service: ServiceProcess, baseline: BaselinePr
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const shares = cpu.shares();
   printRows(`\nat rest: ${run.deviceIds.length} devices connected, no values, ${seconds} s`, [
-    ['CPU, % of one core', Object.entries(shares).map(([name, share]) => `${name} ${share.toFixed(1)}%`).join(', ')],
+    [
+      'CPU, % of one core',
+      Object.entries(shares)
+        .map(([name, share]) => `${name} ${share.toFixed(1)}%`)
+        .join(', '),
+    ],
   ]);
 }
 
 /** Issue 14's targets, each beside the baseline of this run. */
-function printTargets(base: PhaseResult, measured: PhaseResult, half: PhaseResult | null, baseLadder: PhaseResult[], serviceLadder: PhaseResult[]): void {
+function printTargets(
+  base: PhaseResult,
+  measured: PhaseResult,
+  half: PhaseResult | null,
+  baseLadder: PhaseResult[],
+  serviceLadder: PhaseResult[],
+): void {
   const baseHeld = heldRate(baseLadder);
   const serviceHeld = heldRate(serviceLadder);
   const cpuRatio = cpuPerThousand(measured) / cpuPerThousand(base);
@@ -466,7 +554,12 @@ async function main(cleanup: Cleanup): Promise<void> {
   const deviceIds = await createDevices(account, devices);
   process.stdout.write(`created ${devices} devices over HTTP in ${((Date.now() - mark) / 1000).toFixed(1)} s\n`);
   mark = Date.now();
-  const fleet = await connectFleet({ url: backends.mqttUrl, username: backends.mqttUsername, password: backends.mqttPassword, count: devices });
+  const fleet = await connectFleet({
+    url: backends.mqttUrl,
+    username: backends.mqttUsername,
+    password: backends.mqttPassword,
+    count: devices,
+  });
   cleanup.add('mqtt fleet', () => closeFleet(fleet));
   process.stdout.write(`connected ${devices} MQTT clients in ${((Date.now() - mark) / 1000).toFixed(1)} s\n`);
   const run: Run = { backends, brokerDrops, redis, pool, worker, credentialKey, fleet, deviceIds, account, rate, seconds, cleanup };
@@ -503,10 +596,15 @@ async function main(cleanup: Cleanup): Promise<void> {
   const base = await settled(() => baselinePhase(run, baseline, PIN, rate, seconds, true));
   await settled(() => restPhase(run, service, baseline));
   const measured = await settled(() => servicePhase(run, service, PIN, rate, seconds, true));
-  const baseLadder = await settled(() => ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false), quiet));
+  const baseLadder = await settled(() =>
+    ladder('baseline ladder', rate, (pin, r, s) => baselinePhase(run, baseline, pin, r, s, false), quiet),
+  );
   const baseHeld = heldRate(baseLadder);
-  const half = baseHeld > 0 ? await settled(() => servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true)) : null;
-  const serviceLadder = await settled(() => ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false), quiet));
+  const half =
+    baseHeld > 0 ? await settled(() => servicePhase(run, service, HALF_RATE_PIN, Math.round(baseHeld / 2), seconds, true)) : null;
+  const serviceLadder = await settled(() =>
+    ladder('service ladder', rate, (pin, r, s) => servicePhase(run, service, pin, r, s, false), quiet),
+  );
   printRows('\nservice / baseline', [
     ['throughput', ratio(measured.throughput, base.throughput)],
     ['p50 latency', ratio(measured.latency.p50, base.latency.p50)],
@@ -523,12 +621,18 @@ async function main(cleanup: Cleanup): Promise<void> {
     ['exit on SIGTERM', exit],
     ...(await summarizeLog(service.logFile)).map((line): [string, string] => ['', line]),
   ]);
-  printRows('broker log (Mosquitto, project config, every phase so far)', (await summarizeBrokerLog(backends.dir)).map((line): [string, string] => ['', line]));
+  printRows(
+    'broker log (Mosquitto, project config, every phase so far)',
+    (await summarizeBrokerLog(backends.dir)).map((line): [string, string] => ['', line]),
+  );
   await closeFleet(fleet);
   if (overloaded) {
     const mosquittoDefault = await overloadDefaultBroker(run, overloaded);
     printRows(`\nabove saturation (${overloaded.rate} values/s offered for ${overloaded.seconds} s): Mosquitto default / project config`, [
-      ['dropped by the broker', `${mosquittoDefault.dropped} / ${overloaded.project.dropped} of ${mosquittoDefault.acked} / ${overloaded.project.acked} acknowledged`],
+      [
+        'dropped by the broker',
+        `${mosquittoDefault.dropped} / ${overloaded.project.dropped} of ${mosquittoDefault.acked} / ${overloaded.project.acked} acknowledged`,
+      ],
       ['stored rate', ratio(mosquittoDefault.storedRate, overloaded.project.storedRate)],
       ['peak queue lag', `${mosquittoDefault.peakLag.toFixed(1)} s / ${overloaded.project.peakLag.toFixed(1)} s`],
       ['drained after the last publish', `${mosquittoDefault.drainSeconds.toFixed(1)} s / ${overloaded.project.drainSeconds.toFixed(1)} s`],

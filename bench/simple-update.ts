@@ -91,7 +91,8 @@ function side(urlOf: (n: number) => string, pids: Record<string, number>, concur
 async function measureSlice(target: Side, concurrency: number, seconds: number): Promise<void> {
   const before = Object.fromEntries(Object.entries(target.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   target.slices.push(await drive(target.agent, target.urlOf, concurrency, seconds));
-  for (const [name, pid] of Object.entries(target.pids)) target.cpu[name] = (target.cpu[name] ?? 0) + cpuSeconds(pid) - (before[name] ?? NaN);
+  for (const [name, pid] of Object.entries(target.pids))
+    target.cpu[name] = (target.cpu[name] ?? 0) + cpuSeconds(pid) - (before[name] ?? NaN);
 }
 
 function resultOf(target: Side): LoadResult {
@@ -111,7 +112,13 @@ function resultOf(target: Side): LoadResult {
  * Warms both sides up, then measures them in `rounds` alternating slices of `seconds / rounds`
  * each: service, baseline, service, ... Each side keeps its keep-alive connections across slices.
  */
-async function compare(service: Side, baseline: Side, concurrency: number, seconds: number, rounds: number): Promise<[LoadResult, LoadResult]> {
+async function compare(
+  service: Side,
+  baseline: Side,
+  concurrency: number,
+  seconds: number,
+  rounds: number,
+): Promise<[LoadResult, LoadResult]> {
   await drive(service.agent, service.urlOf, concurrency, WARMUP_SECONDS);
   await drive(baseline.agent, baseline.urlOf, concurrency, WARMUP_SECONDS);
   for (let round = 0; round < rounds; round += 1) {
@@ -152,7 +159,12 @@ function rows(result: LoadResult, own: string[]): [string, string][] {
     ['requests answered 200', `${result.ok} in ${result.seconds.toFixed(1)} s${result.failed ? ` (${result.failed} failed)` : ''}`],
     ['sustained', `${(result.ok / result.seconds).toFixed(0)} req/s`],
     ['latency', latencyLine(result.latency)],
-    ['CPU, % of one core', Object.entries(result.cpu).map(([name, share]) => `${name} ${Math.round(share)}%`).join(', ')],
+    [
+      'CPU, % of one core',
+      Object.entries(result.cpu)
+        .map(([name, share]) => `${name} ${Math.round(share)}%`)
+        .join(', '),
+    ],
     [`${own.join(' + ')} per 1,000 req/s`, `${cpuPerThousand(result, own).toFixed(0)}% of a core`],
   ];
 }
@@ -184,7 +196,11 @@ void runBench('simple-update', async (cleanup) => {
 
   // The device reports online (the service account stands for it: the bench does not provision
   // broker credentials), so every update is published to it at once, the interface's main path.
-  const mqtt = await connectAsync(backends.mqttUrl, { username: backends.mqttUsername, password: backends.mqttPassword, reconnectPeriod: 0 });
+  const mqtt = await connectAsync(backends.mqttUrl, {
+    username: backends.mqttUsername,
+    password: backends.mqttPassword,
+    reconnectPeriod: 0,
+  });
   cleanup.add('device connection', () => mqtt.endAsync());
   await mqtt.publishAsync(`dds/${device.id}/status`, 'online', { qos: 1, retain: true });
   const deadline = Date.now() + ONLINE_TIMEOUT_MS;
@@ -221,7 +237,7 @@ void runBench('simple-update', async (cleanup) => {
     rows(serviceResult, ['gateway', 'worker']),
   );
   printRows(
-    '\nbaseline: bare Express handler, same Redis write (latest + history point, one MULTI; the service\'s gateway also moves its history to PostgreSQL)',
+    "\nbaseline: bare Express handler, same Redis write (latest + history point, one MULTI; the service's gateway also moves its history to PostgreSQL)",
     rows(baselineResult, ['baseline']),
   );
   printRows('\nservice / baseline', [

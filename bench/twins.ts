@@ -138,7 +138,11 @@ async function locks(run: Run, count: number): Promise<void> {
   const path = `${run.baseUrl}/api/v1/devices/${deviceId}/pins/V1/lock`;
   const call = async (method: 'PUT' | 'DELETE'): Promise<number> => {
     const t0 = performance.now();
-    const res = await fetch(path, { method, headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' }, body: method === 'PUT' ? '{}' : undefined });
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' },
+      body: method === 'PUT' ? '{}' : undefined,
+    });
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`${method} lock answered ${res.status}`);
     return performance.now() - t0;
@@ -147,7 +151,9 @@ async function locks(run: Run, count: number): Promise<void> {
   for (let i = 0; i < 20; i++) await call(i % 2 === 0 ? 'PUT' : 'DELETE');
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) latencies.push(await call(i % 2 === 0 ? 'PUT' : 'DELETE'));
-  printRows(`\nLocks: ${count} lock and unlock requests in turn on one device, one at a time`, [['request → answer', latencyLine(summarize(latencies))]]);
+  printRows(`\nLocks: ${count} lock and unlock requests in turn on one device, one at a time`, [
+    ['request → answer', latencyLine(summarize(latencies))],
+  ]);
 }
 
 /**
@@ -161,7 +167,12 @@ async function probeNewDevices(run: Run, count: number): Promise<string> {
   const ids = await createDevices(run.account, count, count);
   const createdMs = Date.now() - t0;
   try {
-    const readyMs = await waitUntil('storm: new twins bootstrapped', async () => (await fields(run.redis, ids, 'status')).every((s) => s !== null), 300_000, 200);
+    const readyMs = await waitUntil(
+      'storm: new twins bootstrapped',
+      async () => (await fields(run.redis, ids, 'status')).every((s) => s !== null),
+      300_000,
+      200,
+    );
     return `${count} created through the API in ${secs(createdMs)}, their twins bootstrapped after ${secs(readyMs)}`;
   } catch {
     return `${count} created through the API in ${secs(createdMs)}, their twins NOT bootstrapped within 300 s`;
@@ -193,11 +204,23 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number, pro
     lastEventAt = Date.now();
   });
 
-  const fleet = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 8 });
+  const fleet = await connectFleet({
+    url: run.backends.mqttUrl,
+    username: run.backends.mqttUsername,
+    password: run.backends.mqttPassword,
+    count: 8,
+  });
   const t0 = Date.now();
-  await pool(ids, 256, (id, i) => (fleet[i % fleet.length] as (typeof fleet)[number]).publishAsync(`${TOPIC_ROOT}/${id}/status`, 'online', { qos: 1 }));
+  await pool(ids, 256, (id, i) =>
+    (fleet[i % fleet.length] as (typeof fleet)[number]).publishAsync(`${TOPIC_ROOT}/${id}/status`, 'online', { qos: 1 }),
+  );
   const publishedMs = Date.now() - t0;
-  const mirrorMs = await waitUntil('storm: mirror shows every device online', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'), 900_000, 200);
+  const mirrorMs = await waitUntil(
+    'storm: mirror shows every device online',
+    async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'),
+    900_000,
+    200,
+  );
   const mirrorAt = t0 + mirrorMs;
   const probing = probeNewDevices(run, probes);
   await waitUntil('storm: device:status online for every device', async () => shown.size >= ids.length, 900_000, 100);
@@ -221,15 +244,24 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number, pro
     confirmed === ids.length
       ? `all after ${secs(confirmedAt - t0)} (${perSecond(count, confirmedAt - t0)})`
       : `${confirmed} of ${count} after ${secs(confirmedAt - t0)} (${perSecond(confirmed, confirmedAt - t0)}; the bench stopped waiting)`;
-  printRows(`\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections; ONLINE_RELAY_SLOTS ${run.onlineSlots})`, [
-    ['published', `${count} status messages in ${secs(publishedMs)}`],
-    ['shown online: mirror', `all after ${secs(mirrorMs)} (${perSecond(count, mirrorMs)})`],
-    ['shown online: device:status', `all ${shown.size} received at one Socket.IO client after ${secs(eventsMs)} (${perSecond(count, eventsMs)})`],
-    ['baseline: twins confirmed', `${confirmation}: what the mirror showed before the write ahead (twin start + signal + mirror write)`],
-    ['new devices during the storm', probed],
-    ['gateway activity signals', `${signals.sent} sent, ${signals.failed} failed (deadline or Temporal error; each failed one is retried)`],
-    ['worker RSS', mb(rssBytes(run.workerPid))],
-  ]);
+  printRows(
+    `\nReconnect storm: ${count} devices publish \`online\` at once (QoS 1, 8 connections; ONLINE_RELAY_SLOTS ${run.onlineSlots})`,
+    [
+      ['published', `${count} status messages in ${secs(publishedMs)}`],
+      ['shown online: mirror', `all after ${secs(mirrorMs)} (${perSecond(count, mirrorMs)})`],
+      [
+        'shown online: device:status',
+        `all ${shown.size} received at one Socket.IO client after ${secs(eventsMs)} (${perSecond(count, eventsMs)})`,
+      ],
+      ['baseline: twins confirmed', `${confirmation}: what the mirror showed before the write ahead (twin start + signal + mirror write)`],
+      ['new devices during the storm', probed],
+      [
+        'gateway activity signals',
+        `${signals.sent} sent, ${signals.failed} failed (deadline or Temporal error; each failed one is retried)`,
+      ],
+      ['worker RSS', mb(rssBytes(run.workerPid))],
+    ],
+  );
   return ids;
 }
 
@@ -237,7 +269,8 @@ async function reconnectStorm(run: Run, count: number, confirmCapMs: number, pro
 async function fleet(run: Run, already: number, target: number, limitMs: number): Promise<void> {
   const step = envInt('BENCH_FLEET_STEP', 2500);
   const rows: [string, string][] = [];
-  const rss = (): string => `worker RSS ${mb(rssBytes(run.workerPid))}, Temporal dev server RSS ${mb(rssBytes(run.backends.pids.temporal))}`;
+  const rss = (): string =>
+    `worker RSS ${mb(rssBytes(run.workerPid))}, Temporal dev server RSS ${mb(rssBytes(run.backends.pids.temporal))}`;
   const t0 = Date.now();
   let count = already;
   let refused = '';
@@ -251,12 +284,18 @@ async function fleet(run: Run, already: number, target: number, limitMs: number)
     });
     if (!started) break;
     count += n;
-    const row: [string, string] = [`${count} twins`, `${rss()}; these ${n}: start calls ${perSecond(n, started.calledMs)}, bootstrapped ${perSecond(n, started.readyMs)}`];
+    const row: [string, string] = [
+      `${count} twins`,
+      `${rss()}; these ${n}: start calls ${perSecond(n, started.calledMs)}, bootstrapped ${perSecond(n, started.readyMs)}`,
+    ];
     rows.push(row);
     process.stdout.write(`fleet: ${row.join(': ')}\n`);
   }
   const totalMs = Date.now() - t0;
-  rows.push(['reached', `${count} twins (${count - already} started in ${secs(totalMs)}, ${perSecond(count - already, totalMs)}; limit ${secs(limitMs)})`]);
+  rows.push([
+    'reached',
+    `${count} twins (${count - already} started in ${secs(totalMs)}, ${perSecond(count - already, totalMs)}; limit ${secs(limitMs)})`,
+  ]);
   // The bench's aim is the largest fleet this Temporal takes: a start it refuses ends the phase, with its words.
   if (refused) rows.push(['Temporal refused the next starts', `${refused} (${rss()})`]);
   printRows(`\nTwins on one worker (workflow cache ${run.cacheSize})`, rows);
@@ -268,21 +307,37 @@ async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, p
   const twins = createTwinClient({ client: run.client, taskQueue: TASK_QUEUE, heartbeatTimeoutS: heartbeatS, timeoutMs: 60_000 });
   const ids = await createDeviceHashes(run.redis, run.projectId, devices);
   await startTwins(run.redis, twins, run.projectId, ids, 300_000);
-  const fleetClients = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 4 });
+  const fleetClients = await connectFleet({
+    url: run.backends.mqttUrl,
+    username: run.backends.mqttUsername,
+    password: run.backends.mqttPassword,
+    count: 4,
+  });
   let sent = 0;
   let sending = true;
   const publishing = (async () => {
     while (sending) {
       const tick = Date.now();
       await Promise.all(
-        ids.map((id, i) => (fleetClients[i % fleetClients.length] as (typeof fleetClients)[number]).publishAsync(`${TOPIC_ROOT}/${id}/pin/V1`, String(tick), { qos: 1 })),
+        ids.map((id, i) =>
+          (fleetClients[i % fleetClients.length] as (typeof fleetClients)[number]).publishAsync(
+            `${TOPIC_ROOT}/${id}/pin/V1`,
+            String(tick),
+            { qos: 1 },
+          ),
+        ),
       );
       sent += ids.length;
       await delay(Math.max(0, 1000 - (Date.now() - tick)));
     }
   })();
   await waitUntil('value devices online', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'online'), 120_000, 200);
-  await waitUntil('value devices confirmed', async () => (await fields(run.redis, ids, 'statusAhead')).every((s) => s === null), 120_000, 200);
+  await waitUntil(
+    'value devices confirmed',
+    async () => (await fields(run.redis, ids, 'statusAhead')).every((s) => s === null),
+    120_000,
+    200,
+  );
   await delay(heartbeatS * 1000); // steady state: past the first watch attempt
   const sentBefore = sent;
   const w0 = Date.now();
@@ -294,7 +349,9 @@ async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, p
   sending = false;
   await publishing;
   const lastValueAt = Date.now();
-  const counts = await Promise.all(ids.map((id, i) => actionsInWindow(run.client, id, w0, w1, atStart[i] as Map<string, number>, atEnd[i] as Map<string, number>)));
+  const counts = await Promise.all(
+    ids.map((id, i) => actionsInWindow(run.client, id, w0, w1, atStart[i] as Map<string, number>, atEnd[i] as Map<string, number>)),
+  );
   const sum = counts.reduce<ActionCount>(
     (acc, c) => Object.fromEntries(ACTION_KINDS.map((k) => [k, acc[k] + c[k]])) as unknown as ActionCount,
     { start: 0, signal: 0, update: 0, activity: 0, timer: 0, child: 0, marker: 0, retries: 0 },
@@ -303,21 +360,32 @@ async function actionsAndTimers(run: Run, devices: number, heartbeatS: number, p
   const per = (n: number): string => (n / devices / windowPeriods).toFixed(2);
 
   // Silence: each device's twin takes it offline at lastSeen + timeout; how late, with the worker's cache full of the fleet.
-  const offlineMs = await waitUntil('value devices offline', async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'offline'), heartbeatS * 1000 + 120_000, 200);
+  const offlineMs = await waitUntil(
+    'value devices offline',
+    async () => (await fields(run.redis, ids, 'status')).every((s) => s === 'offline'),
+    heartbeatS * 1000 + 120_000,
+    200,
+  );
   const [seen, changed] = await Promise.all([fields(run.redis, ids, 'lastSeen'), fields(run.redis, ids, 'statusChangedAt')]);
   const lateness = ids.map((_, i) => Date.parse(changed[i] ?? '') - (Date.parse(seen[i] ?? '') + heartbeatS * 1000));
   const late = summarize(lateness);
   await closeFleet(fleetClients);
-  printRows(`\nTemporal actions: ${devices} online devices, 1 value/s each over MQTT, heartbeat ${heartbeatS} s, ${windowPeriods.toFixed(1)} periods`, [
-    ['values in the window', `${values} (${(values / devices / windowPeriods).toFixed(1)} per device per period)`],
-    ['actions per device per period', `${per(total(sum))} (${ACTION_KINDS.map((k) => `${k} ${per(sum[k])}`).join(', ')})`],
+  printRows(
+    `\nTemporal actions: ${devices} online devices, 1 value/s each over MQTT, heartbeat ${heartbeatS} s, ${windowPeriods.toFixed(1)} periods`,
     [
-      'actions per value',
-      `${((sum.signal + sum.update) / Math.max(1, values)).toFixed(4)} caused by values (signals, Updates); ` +
-        `all actions / values ${(total(sum) / Math.max(1, values)).toFixed(4)}, the watch's being per period whatever the value rate`,
+      ['values in the window', `${values} (${(values / devices / windowPeriods).toFixed(1)} per device per period)`],
+      ['actions per device per period', `${per(total(sum))} (${ACTION_KINDS.map((k) => `${k} ${per(sum[k])}`).join(', ')})`],
+      [
+        'actions per value',
+        `${((sum.signal + sum.update) / Math.max(1, values)).toFixed(4)} caused by values (signals, Updates); ` +
+          `all actions / values ${(total(sum) / Math.max(1, values)).toFixed(4)}, the watch's being per period whatever the value rate`,
+      ],
+      [
+        'heartbeat timers (lateness)',
+        `offline at lastSeen + ${heartbeatS} s: p50 ${late.p50.toFixed(0)} ms, p99 ${late.p99.toFixed(0)} ms, max ${late.max.toFixed(0)} ms (all ${devices} offline ${secs(lastValueAt + offlineMs - lastValueAt)} after the last value)`,
+      ],
     ],
-    ['heartbeat timers (lateness)', `offline at lastSeen + ${heartbeatS} s: p50 ${late.p50.toFixed(0)} ms, p99 ${late.p99.toFixed(0)} ms, max ${late.max.toFixed(0)} ms (all ${devices} offline ${secs(lastValueAt + offlineMs - lastValueAt)} after the last value)`],
-  ]);
+  );
 }
 
 /**
@@ -329,7 +397,12 @@ async function flood(run: Run, count: number, spreadMs: number): Promise<void> {
   const [id] = await createDeviceHashes(run.redis, run.projectId, 1);
   const deviceId = id as string;
   await startTwins(run.redis, run.quiet, run.projectId, [deviceId], 60_000);
-  const [client] = await connectFleet({ url: run.backends.mqttUrl, username: run.backends.mqttUsername, password: run.backends.mqttPassword, count: 1 });
+  const [client] = await connectFleet({
+    url: run.backends.mqttUrl,
+    username: run.backends.mqttUsername,
+    password: run.backends.mqttPassword,
+    count: 1,
+  });
   const publisher = client as NonNullable<typeof client>;
   await publisher.publishAsync(`${TOPIC_ROOT}/${deviceId}/status`, 'online', { qos: 1 });
   await waitUntil('flood device online', async () => (await fields(run.redis, [deviceId], 'status'))[0] === 'online', 60_000);
@@ -346,13 +419,20 @@ async function flood(run: Run, count: number, spreadMs: number): Promise<void> {
     await delay(Math.max(0, w0 + ((i + 1) * spreadMs) / count - Date.now()));
   }
   const sentMs = Date.now() - w0;
-  const shownMs = await waitUntil('last info shown', async () => (await fields(run.redis, [deviceId], 'firmwareVersion'))[0] === last, 60_000);
+  const shownMs = await waitUntil(
+    'last info shown',
+    async () => (await fields(run.redis, [deviceId], 'firmwareVersion'))[0] === last,
+    60_000,
+  );
   await delay(3000);
   const w1 = Date.now();
   const counts = await actionsInWindow(run.client, deviceId, w0, w1, atStart, await pendingAttempts(run.client, deviceId));
   await closeFleet([publisher]);
   printRows(`\nFlood: one device, ${count} online + ${count} info messages in ${secs(sentMs)}`, [
-    ['Temporal actions of its twin', `${total(counts)} (${ACTION_KINDS.map((k) => `${k} ${counts[k]}`).join(', ')}); one signal per message would be ${2 * count}`],
+    [
+      'Temporal actions of its twin',
+      `${total(counts)} (${ACTION_KINDS.map((k) => `${k} ${counts[k]}`).join(', ')}); one signal per message would be ${2 * count}`,
+    ],
     ['last info shown', `${secs(shownMs)} after the last message`],
   ]);
 }
@@ -388,7 +468,13 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const connection = await Connection.connect({ address: backends.temporalAddress });
   cleanup.add('client connection', () => connection.close());
   const client = new Client({ connection });
-  const quiet = createTwinClient({ client, taskQueue: TASK_QUEUE, heartbeatTimeoutS: QUIET_HEARTBEAT_S, timeoutMs: 60_000, sendTimeoutMs: 60_000 });
+  const quiet = createTwinClient({
+    client,
+    taskQueue: TASK_QUEUE,
+    heartbeatTimeoutS: QUIET_HEARTBEAT_S,
+    timeoutMs: 60_000,
+    sendTimeoutMs: 60_000,
+  });
   const account = await createAccount(gateway.baseUrl);
   const run: Run = {
     backends,
@@ -408,7 +494,9 @@ async function bench(cleanup: Cleanup): Promise<void> {
   process.stdout.write(`worker RSS at start: ${mb(rssBytes(worker.pid))}\n`);
 
   if (phases.has('locks')) await locks(run, envInt('BENCH_LOCKS', 300));
-  const storm = phases.has('storm') ? await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000, envInt('BENCH_STORM_PROBES', 2)) : [];
+  const storm = phases.has('storm')
+    ? await reconnectStorm(run, stormCount, envInt('BENCH_CONFIRM_LIMIT_S', 600) * 1000, envInt('BENCH_STORM_PROBES', 2))
+    : [];
   if (phases.has('fleet')) await fleet(run, storm.length, fleetTarget, fleetLimitMs);
   if (phases.has('actions')) await actionsAndTimers(run, valueDevices, heartbeatS, periods);
   if (phases.has('flood')) await flood(run, envInt('BENCH_FLOOD', 1000), envInt('BENCH_FLOOD_MS', 5000));

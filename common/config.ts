@@ -12,11 +12,13 @@ import { quotaEnvShape } from './quotas';
  */
 const hopCount = z
   .string()
-  .refine((v) => v !== 'true', 'a hop count now: 0 without a proxy, 1 behind one (e.g. nginx); `true` trusted every hop, so a forged X-Forwarded-For chose the client address')
+  .refine(
+    (v) => v !== 'true',
+    'a hop count now: 0 without a proxy, 1 behind one (e.g. nginx); `true` trusted every hop, so a forged X-Forwarded-For chose the client address',
+  )
   .transform((v) => (v === 'false' ? '0' : v))
   .pipe(z.string().regex(/^\d{1,2}$/, 'a hop count: 0 without a proxy, else the number of proxies in front of the node'))
   .transform(Number);
-
 
 /** NOTIFICATION_RETENTION_DAYS when unset; also the stores' own default. */
 export const NOTIFICATION_RETENTION_DAYS_DEFAULT = 90;
@@ -36,15 +38,22 @@ export const configSchema = z.object({
    */
   REDIS_CLUSTER_NODES: z
     .string()
-    .transform((v) => v.split(',').map((seed) => seed.trim()).filter((seed) => seed !== ''))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((seed) => seed.trim())
+        .filter((seed) => seed !== ''),
+    )
     .pipe(
       z
         .array(z.string().regex(/^[A-Za-z0-9_.:[\]-]+:\d{1,5}$/, 'host:port'))
         .min(1, 'at least one host:port')
-        .transform((seeds) => seeds.map((seed) => {
-          const at = seed.lastIndexOf(':');
-          return { host: seed.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(seed.slice(at + 1)) };
-        })),
+        .transform((seeds) =>
+          seeds.map((seed) => {
+            const at = seed.lastIndexOf(':');
+            return { host: seed.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(seed.slice(at + 1)) };
+          }),
+        ),
     )
     .optional(),
   MQTT_URL: z.url().default('mqtt://127.0.0.1:1883'),
@@ -65,7 +74,11 @@ export const configSchema = z.object({
   NODE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 letters, digits, _ . and - only')
-    .default(hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 64) || 'gateway'),
+    .default(
+      hostname()
+        .replace(/[^A-Za-z0-9_.-]/g, '-')
+        .slice(0, 64) || 'gateway',
+    ),
   /** Device-value connections per node: each acknowledges a value once it is stored. */
   MQTT_INGEST_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(8),
   /** Values each of those connections handles at once (gateway/mqtt/acked-once-handled.ts), and its MQTT 5 Receive Maximum: what the broker may send it unacknowledged. */
@@ -88,7 +101,10 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** Names the outbox and history streams too; no braces, so their shard's hash tag is the only one (docs/architecture.md "Redis Cluster"). */
-  TEMPORAL_TASK_QUEUE: z.string().regex(/^[^{}]+$/, 'at least one character, no { or }').default('device-twins'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .regex(/^[^{}]+$/, 'at least one character, no { or }')
+    .default('device-twins'),
   TEMPORAL_CLI_PATH: z.string().optional(),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().positive().optional(),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(100),
@@ -115,7 +131,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)')
     .optional(),
-  ACCESS_TOKEN_TTL_S: z.coerce.number().int().positive().default(7 * 24 * 3600),
+  ACCESS_TOKEN_TTL_S: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 3600),
   /** scrypt's cost N (common/credentials.ts): node's scrypt takes only a power of two, so anything else would fail every register and login. */
   PASSWORD_HASH_COST: z.coerce
     .number()
@@ -164,9 +184,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   return parsed.data;
 }

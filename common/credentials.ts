@@ -15,9 +15,7 @@ export function hashSecret(secret: string): string {
 
 function scryptAsync(password: string, salt: Buffer, cost: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, 64, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    );
+    scrypt(password, salt, 64, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (err, key) => (err ? reject(err) : resolve(key)));
   });
 }
 

@@ -84,7 +84,11 @@ export class QuotaExceededError extends Error {
 export function quotaExceeded({ details }: QuotaExceededError): AppError {
   const { resource, limit, used } = details;
   const scope = PER_PROJECT.has(resource) ? ' per project' : '';
-  return new AppError('QUOTA_EXCEEDED', `Your plan allows ${limit} ${quotaLabel(resource)}${scope} (${used} used); nothing was created`, details);
+  return new AppError(
+    'QUOTA_EXCEEDED',
+    `Your plan allows ${limit} ${quotaLabel(resource)}${scope} (${used} used); nothing was created`,
+    details,
+  );
 }
 
 /** The servers a request may need; named in a 503's details as `{field: 'dependency', problem: <name>}`. */

@@ -14,7 +14,8 @@ function unheardOf(client: MqttClient): Set<number> {
     // MQTT.js reports reason code 16 as a success and hands the publish callback its own packet,
     // not the PUBACK: the PUBACK is seen here first (packetreceive comes before the ack handling).
     client.on('packetreceive', (packet) => {
-      if (packet.cmd === 'puback' && packet.reasonCode === NO_MATCHING_SUBSCRIBERS && packet.messageId !== undefined) created.add(packet.messageId);
+      if (packet.cmd === 'puback' && packet.reasonCode === NO_MATCHING_SUBSCRIBERS && packet.messageId !== undefined)
+        created.add(packet.messageId);
     });
   }
   return ids;

@@ -29,7 +29,10 @@ type PacketLimit = Partial<Pick<Config, 'MQTT_MAX_PACKET_BYTES'>>;
 const maximumPacketSize = (config: PacketLimit): number => config.MQTT_MAX_PACKET_BYTES ?? DEFAULT_MAX_PACKET_BYTES;
 
 /** The service's own broker connection (MQTT 5, service credentials, reconnects with backoff). */
-export function createMqttClient(config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD'> & PacketLimit, role: string): MqttClient {
+export function createMqttClient(
+  config: Pick<Config, 'MQTT_URL' | 'MQTT_USERNAME' | 'MQTT_PASSWORD'> & PacketLimit,
+  role: string,
+): MqttClient {
   const client = mqtt.connect(config.MQTT_URL, {
     protocolVersion: 5,
     clientId: `dds-${role}-${randomUUID().slice(0, 8)}`,

@@ -55,7 +55,12 @@ const alarmEdge = z.object({
 }) satisfies z.ZodType<AlarmEdgeIntent>;
 
 /** The gateway showed a device online ahead of its twin (gateway/temporal/status-ahead.ts): the twin takes it as activity and confirms. */
-const twinOnline = z.object({ deviceId: z.string().min(1), projectId: z.string().min(1), at: z.string().min(1), pin: z.string().optional() });
+const twinOnline = z.object({
+  deviceId: z.string().min(1),
+  projectId: z.string().min(1),
+  at: z.string().min(1),
+  pin: z.string().optional(),
+});
 
 /** A device's status message or Last Will (gateway/mqtt/bridge.ts): its twin is told. */
 export const twinStatusPayload = z.object({

@@ -6,7 +6,8 @@ export type PlanLimitEnv<Name extends string> = `QUOTA_${Uppercase<Plan>}_${Name
 
 const PLANS = ['free', 'pro', 'pro_plus', 'enterprise'] as const satisfies readonly Plan[];
 
-const envName = <Name extends string>(plan: Plan, name: Name): PlanLimitEnv<Name> => `QUOTA_${plan.toUpperCase() as Uppercase<Plan>}_${name}`;
+const envName = <Name extends string>(plan: Plan, name: Name): PlanLimitEnv<Name> =>
+  `QUOTA_${plan.toUpperCase() as Uppercase<Plan>}_${name}`;
 
 /**
  * The zod shape of a limit set per plan, one env variable a plan (`QUOTA_<PLAN>_<NAME>`, a number
@@ -21,7 +22,11 @@ export function planLimitEnvShape<Name extends string>(name: Name, defaults: Rec
 }
 
 /** A plan's limit from the loaded configuration; null when it is 0 (no limit). */
-export function planLimit<Name extends string>(config: Readonly<Record<PlanLimitEnv<Name>, number>>, name: Name, plan: Plan): number | null {
+export function planLimit<Name extends string>(
+  config: Readonly<Record<PlanLimitEnv<Name>, number>>,
+  name: Name,
+  plan: Plan,
+): number | null {
   const limit = config[envName(plan, name)];
   return limit > 0 ? limit : null;
 }

@@ -139,7 +139,8 @@ export const keys = {
    * scores. Read state is each member's own; the key is named by project first, so a move to Redis
    * Cluster tags the project id and keeps every notification write of a project in one slot.
    */
-  projectMemberUnreadNotifications: (projectId: string, userId: string) => `project:${tag(projectId)}:${projectId}:notifications:unread:${userId}`,
+  projectMemberUnreadNotifications: (projectId: string, userId: string) =>
+    `project:${tag(projectId)}:${projectId}:notifications:unread:${userId}`,
   /**
    * The notifications of a project that one filter of GET /notifications matches (a type, a device,
    * or both): subsets of projectNotifications, same scores, in the project's slot, written in the

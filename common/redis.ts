@@ -62,7 +62,9 @@ export function createRedis(
     if (command.isSettled) return command.promise;
     const reject = command.reject;
     command.reject = (err: Error) =>
-      reject(isReplyError(err) || err instanceof DependencyUnavailableError ? err : new DependencyUnavailableError('redis', { cause: err }));
+      reject(
+        isReplyError(err) || err instanceof DependencyUnavailableError ? err : new DependencyUnavailableError('redis', { cause: err }),
+      );
     return send(command, ...rest);
   }) as typeof redis.sendCommand;
   return redis;

@@ -89,7 +89,15 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
   const twinOutbox = keys.onlineOutbox(config.TEMPORAL_TASK_QUEUE);
   const tokens = createTokenRotation({ devices: stores.devices, broker, redis, outbox, twinOutbox, credentialKey, logger });
   const widgetLocks = createWidgetLocks({ twins, widgets: stores.widgets, redis, outbox, logger });
-  const carryOut = carryOutIntents({ notification: notify, twins, broker, history: stores.pinSeries, tokens, widgetLocks, held: createHeldTwinMessages(redis) });
+  const carryOut = carryOutIntents({
+    notification: notify,
+    twins,
+    broker,
+    history: stores.pinSeries,
+    tokens,
+    widgetLocks,
+    held: createHeldTwinMessages(redis),
+  });
   const relays = await startOutboxRelays({
     streams: outboxStreams.map((s, k) => ({ ...s, redis: outboxRedis[k] as Redis })),
     redis,
@@ -114,7 +122,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     ),
   );
   const lags = () => persisters.map((persister) => persister.lag());
-  metrics.gauge('dds_history_backlog', 'Points written and not yet persisted to PostgreSQL (the history streams\' length)', () =>
+  metrics.gauge('dds_history_backlog', "Points written and not yet persisted to PostgreSQL (the history streams' length)", () =>
     lags().reduce((sum, lag) => sum + lag.backlog, 0),
   );
   metrics.gauge('dds_history_lag_seconds', 'Age of the oldest point not yet persisted to PostgreSQL (0 when none)', () =>
@@ -192,7 +200,13 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
       await resender.stop();
       await Promise.all(relays.map((relay) => relay.stop()));
       await Promise.all(persisters.map((persister) => persister.stop()));
-      await Promise.allSettled([mqtt.endAsync(), ...ingestClients.map((c) => c.endAsync()), broker.close(), connection.close(), historyDb.close()]);
+      await Promise.allSettled([
+        mqtt.endAsync(),
+        ...ingestClients.map((c) => c.endAsync()),
+        broker.close(),
+        connection.close(),
+        historyDb.close(),
+      ]);
       await Promise.allSettled([redis, sub, rulesSub, ...outboxRedis, ...historyRedis].map((client) => client.quit()));
     },
   };

@@ -59,14 +59,14 @@ export function createApiKeyStore(redis: Redis) {
       await saddWithin(redis, keys.userApiKeys(userId), apiKey.id, quota);
       await redis.set(keys.apiKeyByHash(hash), apiKey.id);
       await redis.hset(keys.apiKey(apiKey.id), {
-          id: apiKey.id,
-          userId,
-          name,
-          prefix: apiKey.prefix,
-          createdAt: apiKey.createdAt,
-          expiresAt: expiresAt ?? '',
-          hash,
-        });
+        id: apiKey.id,
+        userId,
+        name,
+        prefix: apiKey.prefix,
+        createdAt: apiKey.createdAt,
+        expiresAt: expiresAt ?? '',
+        hash,
+      });
       return { apiKey, key };
     },
 
@@ -94,11 +94,7 @@ export function createApiKeyStore(redis: Redis) {
      */
     async touch(apiKey: ApiKey, now: Date): Promise<void> {
       if (apiKey.lastUsedAt && now.getTime() - Date.parse(apiKey.lastUsedAt) < TOUCH_EVERY_MS) return;
-      await TOUCH(
-        redis,
-        [keys.apiKey(apiKey.id)],
-        [now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()],
-      );
+      await TOUCH(redis, [keys.apiKey(apiKey.id)], [now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()]);
     },
 
     /** The live key a presented secret belongs to, or null (unknown, revoked or expired). */

@@ -40,11 +40,7 @@ export function commandView(stored: StoredCommand, now = Date.now()): Command {
 
 /** Commands with a receipt (docs/commands.md): one record per app write toward a device, made by its ingest step (store/store-point.ts). */
 export function createCommandStore(redis: Redis) {
-  const keysOf = (deviceId: string, commandId: string) => [
-    keys.device(deviceId),
-    keys.command(commandId),
-    keys.deviceState(deviceId),
-  ];
+  const keysOf = (deviceId: string, commandId: string) => [keys.device(deviceId), keys.command(commandId), keys.deviceState(deviceId)];
   const parse = (reply: unknown): CommandChange | null => {
     if (!reply) return null;
     const [json, changed] = reply as [string, number];
@@ -61,7 +57,12 @@ export function createCommandStore(redis: Redis) {
      * id that cannot be one of the device's (a device's `/ack` payload is any text) costs no Redis
      * call, so it never names a key in another cluster slot.
      */
-    async move(deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at = new Date().toISOString()): Promise<CommandChange | null> {
+    async move(
+      deviceId: string,
+      commandId: string,
+      state: Exclude<CommandState, 'queued'>,
+      at = new Date().toISOString(),
+    ): Promise<CommandChange | null> {
       if (!isCommandIdOf(deviceId, commandId)) return null;
       return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]));
     },

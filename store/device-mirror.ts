@@ -63,7 +63,13 @@ export interface StatusAhead {
  */
 export async function writeStatusAhead(
   redis: Redis,
-  input: { deviceId: string; at: string; pin?: string; outbox: string; /** Tell the twin even when the mirror shows online (a status `online`). */ always?: boolean },
+  input: {
+    deviceId: string;
+    at: string;
+    pin?: string;
+    outbox: string /** Tell the twin even when the mirror shows online (a status `online`). */;
+    always?: boolean;
+  },
 ): Promise<StatusAhead> {
   const reply = (await WRITE_STATUS_AHEAD(
     redis,

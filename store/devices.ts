@@ -188,19 +188,14 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
     },
 
     async get(deviceId: string): Promise<DeviceWithState | null> {
-      const [device, state] = await Promise.all([
-        redis.hgetall(keys.device(deviceId)),
-        redis.hgetall(keys.deviceState(deviceId)),
-      ]);
+      const [device, state] = await Promise.all([redis.hgetall(keys.device(deviceId)), redis.hgetall(keys.deviceState(deviceId))]);
       const d = toDevice(device);
       return d ? { ...d, state: toDeviceState(state) } : null;
     },
 
     /** Devices of the given projects, oldest first, filtered by name, tag and mirrored status, and paged. */
     async list(projectIds: string[], query: DeviceListQuery): Promise<{ devices: DeviceWithState[]; total: number }> {
-      const idLists = await Promise.all(
-        projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')),
-      );
+      const idLists = await Promise.all(projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')));
       const ordered = idLists
         .flatMap((flat) => {
           const pairs: { id: string; score: number }[] = [];
@@ -222,9 +217,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
       const pageIds = ids.slice(start, start + query.limit);
       const rows = await Promise.all(pageIds.map((id) => redis.hgetall(keys.device(id))));
-      const devices = rows
-        .map((r) => toDevice(r))
-        .filter((d): d is Device => d !== null);
+      const devices = rows.map((r) => toDevice(r)).filter((d): d is Device => d !== null);
       return { devices: await withStates(devices), total: ids.length };
     },
 
@@ -298,7 +291,13 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
      * the whole device and its state.
      */
     async simpleTokenHolder(hash: string, deviceId: string): Promise<SimpleTokenHolder | null> {
-      const [id, projectId, held, enabled] = await redis.hmget(keys.device(deviceId), 'id', 'projectId', 'simpleTokenHash', 'simpleApiEnabled');
+      const [id, projectId, held, enabled] = await redis.hmget(
+        keys.device(deviceId),
+        'id',
+        'projectId',
+        'simpleTokenHash',
+        'simpleApiEnabled',
+      );
       return id && projectId && held === hash ? { id, projectId, simpleApiEnabled: enabled === '1' } : null;
     },
 

@@ -93,7 +93,7 @@ const POLL_MS = 5;
  * ('postgres') when the persisters do not get there within `timeoutMs` (PostgreSQL down or slow).
  */
 export async function waitPersisted(redis: Redis, stream: string, timeoutMs: number): Promise<void> {
-  const oldest = async (): Promise<string | null> => ((await redis.xrange(stream, '-', '+', 'COUNT', 1))[0]?.[0] ?? null);
+  const oldest = async (): Promise<string | null> => (await redis.xrange(stream, '-', '+', 'COUNT', 1))[0]?.[0] ?? null;
   if ((await oldest()) === null) return;
   const newest = (await redis.xrevrange(stream, '+', '-', 'COUNT', 1))[0]?.[0];
   if (newest === undefined) return;
@@ -108,7 +108,11 @@ export async function waitPersisted(redis: Redis, stream: string, timeoutMs: num
 
 /** Age (s) of the oldest point not yet persisted, and how many points there are. */
 export async function streamLag(redis: Redis, stream: string): Promise<{ backlog: number; lagSeconds: number }> {
-  const [length, extra, first] = await Promise.all([redis.xlen(stream), redis.get(keys.historyExtra(stream)), redis.xrange(stream, '-', '+', 'COUNT', 1)]);
+  const [length, extra, first] = await Promise.all([
+    redis.xlen(stream),
+    redis.get(keys.historyExtra(stream)),
+    redis.xrange(stream, '-', '+', 'COUNT', 1),
+  ]);
   const id = first[0]?.[0];
   return { backlog: length + Number(extra ?? 0), lagSeconds: id ? Math.max(0, (Date.now() - idParts(id)[0]) / 1000) : 0 };
 }

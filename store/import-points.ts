@@ -19,7 +19,6 @@ export interface ImportReading {
   ms: number;
 }
 
-
 /** Each pin's newest reading (the later one of equal times), as pin, value, ISO time. */
 function newestPerPin(readings: readonly ImportReading[]): string[] {
   const newest = new Map<string, ImportReading>();
@@ -44,7 +43,14 @@ export async function importPoints(
       streamOf(input.historyStream, input.deviceId),
       keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
     ],
-    [input.historyStreamMax, input.readings.length, JSON.stringify(entry), input.deviceId, ...deviceEventRoute, ...newestPerPin(input.readings)],
+    [
+      input.historyStreamMax,
+      input.readings.length,
+      JSON.stringify(entry),
+      input.deviceId,
+      ...deviceEventRoute,
+      ...newestPerPin(input.readings),
+    ],
   )) as [string];
   return { projectId: String(reply[0]) };
 }

@@ -24,7 +24,12 @@ import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
 /** Every repository over one Redis connection, and pin history over the PostgreSQL pool. */
-export function createStores(redis: Redis, pool: Pool, config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS' | 'HISTORY_STREAM_MAX'>, credentialKey: string) {
+export function createStores(
+  redis: Redis,
+  pool: Pool,
+  config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS' | 'HISTORY_STREAM_MAX'>,
+  credentialKey: string,
+) {
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
   const historyStream = keys.historyStream(config.TEMPORAL_TASK_QUEUE);
   const pinSeries = createPinSeriesStore(redis, pool, historyStream);

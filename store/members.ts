@@ -51,7 +51,12 @@ export function createMemberStore(redis: Redis) {
       await redis.zadd(keys.userProjects(userId), 'NX', Date.now(), projectId);
       const [added, used] = (await ADD_MEMBER(
         redis,
-        [keys.projectMembers(projectId), keys.project(projectId), keys.projectMemberUnreadNotifications(projectId, userId), keys.projectNotifications(projectId)],
+        [
+          keys.projectMembers(projectId),
+          keys.project(projectId),
+          keys.projectMemberUnreadNotifications(projectId, userId),
+          keys.projectNotifications(projectId),
+        ],
         [userId, role, quota.limit ?? 0, NEW_MEMBER_UNREAD_MAX],
       )) as [number, number];
       // Not a member (the project gone, or full): the index entry goes again.

@@ -87,19 +87,37 @@ export function createNotificationQueries(redis: Redis, retentionDays = NOTIFICA
       return { total: count, unread: count, head: entries(p, flat).sort(newestFirst).slice(start, end) };
     }
     const source = unreadOnly ? unread : set;
-    const [total, unreadTotal, flat] = await Promise.all([redis.zcard(source), unreadCount, redis.zrevrange(source, start, end - 1, 'WITHSCORES')]);
+    const [total, unreadTotal, flat] = await Promise.all([
+      redis.zcard(source),
+      unreadCount,
+      redis.zrevrange(source, start, end - 1, 'WITHSCORES'),
+    ]);
     return { total, unread: unreadTotal, head: entries(p, flat) };
   }
 
   /** Newest first over the projects: each gives its first offset + limit entries (all of them from `offset` when there is one project). */
-  async function listOf(userId: string, projectIds: string[], filter: NotificationFilter, offset: number, limit: number): Promise<NotificationPage> {
+  async function listOf(
+    userId: string,
+    projectIds: string[],
+    filter: NotificationFilter,
+    offset: number,
+    limit: number,
+  ): Promise<NotificationPage> {
     const filtered = filter.deviceId !== undefined || filter.type !== undefined;
     const unreadOnly = filter.unread === true;
     const one = projectIds.length === 1;
-    const setOf = (p: string) => (filtered ? keys.projectNotificationsMatching(p, { deviceId: filter.deviceId, type: filter.type }) : keys.projectNotifications(p));
-    const parts = await Promise.all(projectIds.map((p) => projectPart(userId, p, setOf(p), filtered, unreadOnly, one ? offset : 0, offset + limit)));
+    const setOf = (p: string) =>
+      filtered ? keys.projectNotificationsMatching(p, { deviceId: filter.deviceId, type: filter.type }) : keys.projectNotifications(p);
+    const parts = await Promise.all(
+      projectIds.map((p) => projectPart(userId, p, setOf(p), filtered, unreadOnly, one ? offset : 0, offset + limit)),
+    );
     const heads = parts.map((part) => part.head);
-    const page = one ? (heads[0] ?? []) : heads.flat().sort(newestFirst).slice(offset, offset + limit);
+    const page = one
+      ? (heads[0] ?? [])
+      : heads
+          .flat()
+          .sort(newestFirst)
+          .slice(offset, offset + limit);
     const total = parts.reduce((n, part) => n + part.total, 0);
     const unread = parts.reduce((n, part) => n + part.unread, 0);
     return { notifications: await load(userId, page, unreadOnly), total, unread };

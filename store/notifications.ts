@@ -28,7 +28,8 @@ export function retentionOf(days: number): () => Retention {
 export function filterSetsOf(record: Pick<NotificationRecord, 'projectId' | 'deviceId' | 'type'>): string[] {
   const { projectId, deviceId, type } = record;
   const sets = [keys.projectNotificationsMatching(projectId, { type })];
-  if (deviceId) sets.push(keys.projectNotificationsMatching(projectId, { deviceId }), keys.projectNotificationsMatching(projectId, { deviceId, type }));
+  if (deviceId)
+    sets.push(keys.projectNotificationsMatching(projectId, { deviceId }), keys.projectNotificationsMatching(projectId, { deviceId, type }));
   return sets;
 }
 
@@ -74,7 +75,12 @@ export function createNotificationStore(redis: Redis, retentionDays = NOTIFICATI
       const { projectId } = record;
       await INDEX(
         redis,
-        [keys.projectNotifications(projectId), keys.projectMembers(projectId), keys.projectNotificationSets(projectId), ...filterSetsOf(record)],
+        [
+          keys.projectNotifications(projectId),
+          keys.projectMembers(projectId),
+          keys.projectNotificationSets(projectId),
+          ...filterSetsOf(record),
+        ],
         [String(at), record.id, keys.projectMemberUnreadNotifications(projectId, '{user}'), String(cutoff), String(ms)],
       );
       return created ? 'created' : 'exists';

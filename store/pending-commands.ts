@@ -27,7 +27,13 @@ export interface PendingCommand {
  */
 export function createPendingCommandStore(redis: Redis) {
   return {
-    async keep(deviceId: string, pin: string, value: string, at: Date = new Date(), command?: { id: string; expiresAt: string | null }): Promise<boolean> {
+    async keep(
+      deviceId: string,
+      pin: string,
+      value: string,
+      at: Date = new Date(),
+      command?: { id: string; expiresAt: string | null },
+    ): Promise<boolean> {
       const json = JSON.stringify({
         value,
         queuedAt: new Date().toISOString(),
@@ -48,7 +54,6 @@ export function createPendingCommandStore(redis: Redis) {
         }))
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt) || a.pin.localeCompare(b.pin));
     },
-
 
     /** The pin's latest value now (to tell whether a kept command is still the newest write). */
     async latest(deviceId: string, pin: string): Promise<LatestValue | null> {

@@ -10,9 +10,7 @@ export function parseLocks(hash: Record<string, string>): PinLock[] {
     try {
       const v = JSON.parse(json) as { lockedAt?: string; widgetId?: string | null };
       locks.push({ pin, lockedAt: v.lockedAt ?? new Date(0).toISOString(), widgetId: v.widgetId ?? null });
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return locks.sort((a, b) => a.pin.localeCompare(b.pin, 'en', { numeric: true }));
 }

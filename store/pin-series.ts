@@ -30,7 +30,9 @@ const replaceLatest = luaScript('replace-latest-1');
 /** `streams`: the history stream family (keys.historyStream); a device's points wait in its shard's stream. */
 export function createPinSeriesStore(redis: Redis, pool: Pool, streams: string) {
   const settledFor = (deviceIds: readonly string[]) =>
-    Promise.all([...new Set(deviceIds.map((id) => streamOf(streams, id)))].map((stream) => waitPersisted(redis, stream, SETTLE_TIMEOUT_MS)));
+    Promise.all(
+      [...new Set(deviceIds.map((id) => streamOf(streams, id)))].map((stream) => waitPersisted(redis, stream, SETTLE_TIMEOUT_MS)),
+    );
   return {
     /** The newest `limit` numeric points of [from, to], oldest first. */
     async raw(deviceId: string, pin: string, from: Date, to: Date, limit: number): Promise<Point[]> {
@@ -50,7 +52,14 @@ export function createPinSeriesStore(redis: Redis, pool: Pool, streams: string) 
     },
 
     /** Per-bucket aggregates of [from, to] (from the one-minute rollups), newest `limit` buckets, oldest first. */
-    async aggregate(deviceId: string, pin: string, window: { from: Date; to: Date }, fn: Aggregate, interval: Interval, limit: number): Promise<Point[]> {
+    async aggregate(
+      deviceId: string,
+      pin: string,
+      window: { from: Date; to: Date },
+      fn: Aggregate,
+      interval: Interval,
+      limit: number,
+    ): Promise<Point[]> {
       await settledFor([deviceId]);
       return withPostgres(() => aggregatePoints(pool, deviceId, pin, window, fn, INTERVALS[interval], limit));
     },

@@ -17,7 +17,9 @@ export function createQuotaUsage(redis: Redis) {
       ]);
       // Each project in its own slot: concurrent commands, in flight together.
       const perProject = await Promise.all(
-        owned.map((id) => Promise.all([redis.hlen(keys.projectMembers(id)), redis.scard(keys.projectRules(id)), redis.scard(keys.projectWidgets(id))])),
+        owned.map((id) =>
+          Promise.all([redis.hlen(keys.projectMembers(id)), redis.scard(keys.projectRules(id)), redis.scard(keys.projectWidgets(id))]),
+        ),
       );
       const fullest = (column: 0 | 1 | 2) => Math.max(0, ...perProject.map((counts) => counts[column]));
       return {

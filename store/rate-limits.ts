@@ -68,7 +68,9 @@ export function createRateLimitStore(redis: Redis) {
     /** Counts one management request of the user against `perMinute`; refused (not counted) when the minute is full. */
     async management(userId: string, perMinute: number, now = Date.now()): Promise<ManagementCount> {
       const minute = windowAt(now, MINUTE_S);
-      const { allowed } = await countWindows(redis, [{ key: keys.managementRateLimit(userId, minute.index), limit: perMinute, endsAt: minute.endsAt }]);
+      const { allowed } = await countWindows(redis, [
+        { key: keys.managementRateLimit(userId, minute.index), limit: perMinute, endsAt: minute.endsAt },
+      ]);
       return { allowed, retryAfterS: secondsLeft(minute.endsAt, now) };
     },
   };

@@ -80,7 +80,13 @@ export function createRuleStore(redis: Redis, outbox: string) {
   return {
     /** Stores a new rule within the project's rules `quota` (QuotaExceededError); null when its device is gone or not in its project. */
     async create(rule: NotificationRule, quota: Quota): Promise<RuleChange> {
-      const { done, written } = await createBoundRecord(redis, boundKeys(rule, outbox), rule, quota, rulesChanged(rule.projectId, [rule.deviceId]));
+      const { done, written } = await createBoundRecord(
+        redis,
+        boundKeys(rule, outbox),
+        rule,
+        quota,
+        rulesChanged(rule.projectId, [rule.deviceId]),
+      );
       if (!done) return null;
       await announce([rule.deviceId]);
       return written;
@@ -116,7 +122,10 @@ export function createRuleStore(redis: Redis, outbox: string) {
       const stream = streamOf(outbox, ruleId);
       const replaced = await replaceIfUnchanged(redis, keys.rule(ruleId), parse, change, async (expected, before, after) => {
         const moved = before.deviceId !== after.deviceId;
-        if (moved && (await BIND(redis, [keys.device(after.deviceId), keys.deviceRules(after.deviceId)], [after.projectId, ruleId])) !== 1) {
+        if (
+          moved &&
+          (await BIND(redis, [keys.device(after.deviceId), keys.deviceRules(after.deviceId)], [after.projectId, ruleId])) !== 1
+        ) {
           return 'refused';
         }
         const reset = TRIGGER_FIELDS.some((field) => before[field] !== after[field]);
@@ -130,7 +139,8 @@ export function createRuleStore(redis: Redis, outbox: string) {
         }
         // A value judged between the reset above and the change is judged again from no edge state.
         if (reset) await redis.hdel(keys.deviceRuleState(before.deviceId), ruleId);
-        if (moved) await redis.multi().srem(keys.deviceRules(before.deviceId), ruleId).hdel(keys.deviceRuleState(before.deviceId), ruleId).exec();
+        if (moved)
+          await redis.multi().srem(keys.deviceRules(before.deviceId), ruleId).hdel(keys.deviceRuleState(before.deviceId), ruleId).exec();
         return 'written';
       });
       if (replaced.kind !== 'replaced') return replaced;

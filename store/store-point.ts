@@ -137,7 +137,17 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
   )) as (string | number)[];
   const [kind, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
   if (kind === 'dup') {
-    return { projectId: String(projectId), duplicate: true, online: false, wake: false, latest: false, superseded: null, acknowledged: null, command: null, crossed: [] };
+    return {
+      projectId: String(projectId),
+      duplicate: true,
+      online: false,
+      wake: false,
+      latest: false,
+      superseded: null,
+      acknowledged: null,
+      command: null,
+      crossed: [],
+    };
   }
   return {
     projectId: String(projectId),

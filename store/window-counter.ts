@@ -40,7 +40,11 @@ export function secondsLeft(endsAt: number, nowMs: number): number {
 /** Counts one request in every window unless one is full (then in none); `count` false only reads. */
 export async function countWindows(redis: Redis, windows: readonly Window[], count = true): Promise<WindowCount> {
   const args = windows.flatMap((w) => [w.limit ?? -1, w.endsAt + EXPIRY_GRACE_S]);
-  const reply = (await COUNT(redis, windows.map((w) => w.key), [count ? '1' : '0', ...args])) as number[];
+  const reply = (await COUNT(
+    redis,
+    windows.map((w) => w.key),
+    [count ? '1' : '0', ...args],
+  )) as number[];
   return { allowed: reply[0] === 1, counts: reply.slice(1) };
 }
 

@@ -34,7 +34,14 @@ export async function startBackends(cleanup: Cleanup): Promise<Backends> {
     track('mosquitto', startMosquitto({ dir })),
     // BENCH_TEMPORAL_DB=file: the dev server keeps its SQLite in a file, as `npm start` runs it,
     // instead of in memory (where it failed at 78,000–88,000 twins, near 4 GB: docs/benchmarks.md).
-    track('temporal', startTemporal({ dir, projectRoot: REPO_ROOT, ...(process.env.BENCH_TEMPORAL_DB === 'file' ? { dbFile: join(dir, 'temporal.db') } : {}) })),
+    track(
+      'temporal',
+      startTemporal({
+        dir,
+        projectRoot: REPO_ROOT,
+        ...(process.env.BENCH_TEMPORAL_DB === 'file' ? { dbFile: join(dir, 'temporal.db') } : {}),
+      }),
+    ),
     track('postgres', startPostgres({ dir, durable: true })),
   ] as const;
   // Settle all first: a server still booting when another fails must be tracked before cleanup runs.

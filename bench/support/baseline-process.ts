@@ -31,7 +31,10 @@ export async function startBaseline(backends: Backends, topicRoot: string, clean
   });
   const next = <T extends BaselineEvent['type']>(type: T): Promise<Extract<BaselineEvent, { type: T }>> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`baseline subscriber sent no ${type} within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`baseline subscriber sent no ${type} within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
       const onMessage = (event: BaselineEvent): void => {
         if (event.type !== type) return;
         clearTimeout(timer);

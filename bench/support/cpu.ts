@@ -73,7 +73,8 @@ export async function waitForQuiet(
   quietSeconds = 1,
 ): Promise<number> {
   const startedAt = Date.now();
-  const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + trees.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
+  const total = (): number =>
+    pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + trees.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
   let before = total();
   let quiet = 0;
   while (Date.now() - startedAt < capMs) {

@@ -21,9 +21,17 @@ export function series(endMs: number, count: number, stepMs: number): SeriesPoin
  * rollups, exactly as the history stream would bring them), `chunk` points per transaction.
  * Entry ids are made up from the point times, unique per point.
  */
-export async function writeDirect(pool: Pool, deviceId: string, pin: string, points: readonly SeriesPoint[], chunk = 10_000): Promise<void> {
+export async function writeDirect(
+  pool: Pool,
+  deviceId: string,
+  pin: string,
+  points: readonly SeriesPoint[],
+  chunk = 10_000,
+): Promise<void> {
   for (let start = 0; start < points.length; start += chunk) {
-    const batch = points.slice(start, start + chunk).map((p, i): StreamPoint => ({ entryId: `${p.ms}-${start + i}`, deviceId, pin, ms: p.ms, value: p.value }));
+    const batch = points
+      .slice(start, start + chunk)
+      .map((p, i): StreamPoint => ({ entryId: `${p.ms}-${start + i}`, deviceId, pin, ms: p.ms, value: p.value }));
     await persistPoints(pool, batch);
   }
 }

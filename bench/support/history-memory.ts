@@ -27,7 +27,13 @@ const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
  * PostgreSQL; Redis used_memory before and after. History lives in PostgreSQL, so it must not grow
  * with them.
  */
-export async function historyMemoryPhase(options: { service: ServiceProcess; account: BenchAccount; redis: Redis; pool: Pool; points: number }): Promise<void> {
+export async function historyMemoryPhase(options: {
+  service: ServiceProcess;
+  account: BenchAccount;
+  redis: Redis;
+  pool: Pool;
+  points: number;
+}): Promise<void> {
   const { account, redis, pool, points } = options;
   const deviceIds = await createDevices(account, DEVICES);
   const before = await usedMemory(redis);

@@ -19,7 +19,10 @@ export interface StoredPoint {
 
 /** How many points the devices' pin has in PostgreSQL. */
 export async function countStoredPoints(pool: Pool, deviceIds: readonly string[], pin: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM points WHERE device_id = ANY($1::uuid[]) AND pin = $2', [deviceIds, pin]);
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM points WHERE device_id = ANY($1::uuid[]) AND pin = $2', [
+    deviceIds,
+    pin,
+  ]);
   return rows[0]?.n ?? 0;
 }
 

@@ -56,13 +56,19 @@ export async function summarizeLog(file: string, top = 8): Promise<string[]> {
 }
 
 /** Routine broker lines: clients coming and going. */
-const BROKER_ROUTINE = /New connection from|New client connected|closed its connection|disconnected|^\s*$|should not be run as root|Opening ipv|mosquitto version|Config loaded|Loading plugin/;
+const BROKER_ROUTINE =
+  /New connection from|New client connected|closed its connection|disconnected|^\s*$|should not be run as root|Opening ipv|mosquitto version|Config loaded|Loading plugin/;
 
 /** What the broker started in `dir` logged besides clients coming and going (e.g. dropped messages). */
 export async function summarizeBrokerLog(dir: string, top = 5): Promise<string[]> {
   const brokerDirs = (await readdir(dir)).filter((name) => name.startsWith('mosquitto-'));
   const texts = await Promise.all(brokerDirs.map((d) => readFile(join(dir, d, 'mosquitto.log'), 'utf8').catch(() => '')));
   const classify = (line: string): string | null =>
-    BROKER_ROUTINE.test(line) ? null : line.replace(/^\S+: /, '').replace(VARYING, '#').slice(0, 220);
+    BROKER_ROUTINE.test(line)
+      ? null
+      : line
+          .replace(/^\S+: /, '')
+          .replace(VARYING, '#')
+          .slice(0, 220);
   return tally(texts.join('\n').split('\n'), classify, top);
 }

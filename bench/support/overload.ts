@@ -80,12 +80,23 @@ export async function overloadPhase(run: OverloadRun): Promise<OverloadResult> {
   const achieved = outcome.attempted / outcome.seconds;
   printRows(`\n${run.label}: ${run.rate} values/s offered for ${run.seconds} s on pin ${run.pin}`, [
     ['published', `${outcome.attempted} in ${outcome.seconds.toFixed(1)} s (${achieved.toFixed(0)}/s achieved)`],
-    ['acknowledged to the devices', `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`],
+    [
+      'acknowledged to the devices',
+      `${outcome.acked}${outcome.failed || outcome.unanswered ? ` (${outcome.failed} failed, ${outcome.unanswered} unanswered)` : ''}`,
+    ],
     ['stored, after the drain', String(stored)],
     ['dropped by the broker', `${dropped} (${pct(dropped, outcome.acked)} of acknowledged)`],
-    ["broker's own $SYS dropped count", Number.isFinite(brokerAfter - brokerBefore) ? `+${brokerAfter - brokerBefore}` : `${brokerBefore} → ${brokerAfter} (NaN: none published)`],
+    [
+      "broker's own $SYS dropped count",
+      Number.isFinite(brokerAfter - brokerBefore)
+        ? `+${brokerAfter - brokerBefore}`
+        : `${brokerBefore} → ${brokerAfter} (NaN: none published)`,
+    ],
     ['node stored', `${storedRate.toFixed(0)} values/s (offered / stored ${(achieved / storedRate).toFixed(2)}×)`],
-    ['dds_mqtt_queue_lag_seconds', `peak ${peak.toFixed(1)} s; under ${DRAINED_S} s again ${Number.isFinite(drainSeconds) ? `${drainSeconds.toFixed(1)} s after the last publish` : `not within ${DRAIN_CAP_MS / 1000} s`}`],
+    [
+      'dds_mqtt_queue_lag_seconds',
+      `peak ${peak.toFixed(1)} s; under ${DRAINED_S} s again ${Number.isFinite(drainSeconds) ? `${drainSeconds.toFixed(1)} s after the last publish` : `not within ${DRAIN_CAP_MS / 1000} s`}`,
+    ],
     ['  every 5 s from the first publish', timeline(samples, startedAt, 5)],
     ['dds_mqtt_queue_drops_total', `+${probeDrops} (probes the broker acknowledged and dropped)`],
   ]);

@@ -141,7 +141,12 @@ export async function startService(
   const metricsPort = await freePort();
   const child = spawnNode(backends, cleanup, node, { PORT: String(port), METRICS_PORT: String(metricsPort), ...env });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitReady(child, node.name, () => fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false));
+  await waitReady(child, node.name, () =>
+    fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  );
   return { baseUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, pid: child.pid, logFile: child.logFile, stop: child.stop };
 }
 

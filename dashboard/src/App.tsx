@@ -71,7 +71,8 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/projects/:projectId', path))) return <ProjectScreen projectId={m.projectId as string} tab="dashboard" />;
   if ((m = match('/projects/:projectId/:tab', path))) return <ProjectScreen projectId={m.projectId as string} tab={m.tab as string} />;
   if ((m = match('/devices/:deviceId', path))) return <DeviceScreen deviceId={m.deviceId as string} />;
-  if ((m = match('/devices/:deviceId/pins/:pin', path))) return <HistoryScreen deviceId={m.deviceId as string} pin={pinName(m.pin as string)} />;
+  if ((m = match('/devices/:deviceId/pins/:pin', path)))
+    return <HistoryScreen deviceId={m.deviceId as string} pin={pinName(m.pin as string)} />;
   if (match('/account', path)) return <AccountScreen />;
   if (match('/notifications', path)) return <NotificationsScreen />;
   return <NotFound />;

@@ -18,10 +18,7 @@ export async function projectAccess(
   needed: Role,
 ): Promise<{ project: Project; role: Role }> {
   if (!uuid.safeParse(projectId).success) throw new AppError('PROJECT_NOT_FOUND');
-  const [role, project] = await Promise.all([
-    stores.projects.roleOf(projectId, userId),
-    stores.projects.get(projectId),
-  ]);
+  const [role, project] = await Promise.all([stores.projects.roleOf(projectId, userId), stores.projects.get(projectId)]);
   if (!role || !project) throw new AppError('PROJECT_NOT_FOUND');
   if (!roleAtLeast(role, needed)) throw new AppError('FORBIDDEN', `This needs the ${needed} role or higher`);
   return { project, role };

@@ -36,5 +36,7 @@ export type QuotaReport = Record<QuotaResource, { limit: number | null; used: nu
 /** Every quota of `plan` with how much of it `userId` uses. */
 export async function quotaReport(config: Config, stores: Stores, userId: string, plan: Plan): Promise<QuotaReport> {
   const used = await stores.quotaUsage.of(userId);
-  return Object.fromEntries(QUOTA_RESOURCES.map((resource) => [resource, { limit: quotaOf(config, plan, resource).limit, used: used[resource] }])) as QuotaReport;
+  return Object.fromEntries(
+    QUOTA_RESOURCES.map((resource) => [resource, { limit: quotaOf(config, plan, resource).limit, used: used[resource] }]),
+  ) as QuotaReport;
 }

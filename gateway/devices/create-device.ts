@@ -29,7 +29,9 @@ export async function createDevice(
   const { ownerId, quota } = await projectQuota(config, stores, projectId, 'devices');
   await stores.devices.reserve(ownerId, fresh, quota);
   const release = () =>
-    stores.devices.release(ownerId, deviceId).catch((err: unknown) => logger.warn({ err, deviceId }, "a failed create's devices quota slot is left taken"));
+    stores.devices
+      .release(ownerId, deviceId)
+      .catch((err: unknown) => logger.warn({ err, deviceId }, "a failed create's devices quota slot is left taken"));
   try {
     await broker.provision(deviceId, fresh.token);
   } catch (err) {
@@ -38,12 +40,18 @@ export async function createDevice(
     // Left to the relay: the broker has just failed.
     await stores.devices
       .retireAccount(deviceId)
-      .catch((retireErr: unknown) => logger.warn({ err: retireErr, deviceId }, 'what the broker kept of a failed provisioning is left; its token was never shown'));
+      .catch((retireErr: unknown) =>
+        logger.warn({ err: retireErr, deviceId }, 'what the broker kept of a failed provisioning is left; its token was never shown'),
+      );
     throw serviceUnavailable('mqtt', 'The MQTT broker did not take the device credentials; nothing was created');
   }
   const outcome = await stores.devices.create(fresh, ownerId).catch(async (err: unknown) => {
     await release();
-    await broker.remove(deviceId).catch((removeErr: unknown) => logger.warn({ err: removeErr, deviceId }, 'broker account of a failed create left; its token was never shown'));
+    await broker
+      .remove(deviceId)
+      .catch((removeErr: unknown) =>
+        logger.warn({ err: removeErr, deviceId }, 'broker account of a failed create left; its token was never shown'),
+      );
     throw err;
   });
   if (!outcome.created) {

@@ -52,9 +52,10 @@ export function createTokenRotation(deps: TokenRotationDeps) {
   const { devices, broker, redis, logger } = deps;
 
   const tellTwinOffline = (deviceId: string): Promise<unknown> =>
-    writeTwinMessage(redis, deps.twinOutbox, { kind: 'status', payload: { deviceId, status: 'offline', at: new Date().toISOString() } }).catch(
-      (err: unknown) => logger.warn({ err, deviceId }, 'twin not told the session was dropped'),
-    );
+    writeTwinMessage(redis, deps.twinOutbox, {
+      kind: 'status',
+      payload: { deviceId, status: 'offline', at: new Date().toISOString() },
+    }).catch((err: unknown) => logger.warn({ err, deviceId }, 'twin not told the session was dropped'));
 
   return {
     /** Null when the device is gone. */

@@ -69,7 +69,8 @@ export function createWidgetLocks({ twins, widgets, redis, outbox, logger }: Wid
     async follow(intent: { widgetId: string; deviceId: string; projectId: string; pin: string }): Promise<void> {
       const { widgetId, deviceId, projectId, pin } = intent;
       const widget = await widgets.get(widgetId);
-      const change = widget && holdsLock(widget) ? twins.lock(deviceId, projectId, pin, widgetId) : twins.unlock(deviceId, projectId, pin, widgetId);
+      const change =
+        widget && holdsLock(widget) ? twins.lock(deviceId, projectId, pin, widgetId) : twins.unlock(deviceId, projectId, pin, widgetId);
       await change.catch((err: unknown) => {
         if (!isAppError(err)) throw err;
       });

@@ -12,7 +12,11 @@ type PinRanges = 'standard' | 'wide';
 export const MAX_BATCH = 50;
 
 /** A queued command older than this is never sent (docs/commands.md): up to 30 days. */
-export const ttlSeconds = z.int().min(1).max(30 * 86_400).optional();
+export const ttlSeconds = z
+  .int()
+  .min(1)
+  .max(30 * 86_400)
+  .optional();
 export const pinValue = z.object({ value: pinValueText, ttlSeconds });
 export const pinAndValue = z.object({ pin: z.string(), value: pinValueText });
 export const batch = z.object({ pins: z.array(pinAndValue).min(1).max(MAX_BATCH), ttlSeconds });
@@ -47,17 +51,37 @@ export async function writePin(ingest: Ingest, deviceId: string, pin: string, va
  * oversized value is skipped and reported with `delivered` false; `updated` counts the entries.
  * A dependency failing midway answers 503 saying which entries were stored (writeEntries).
  */
-export async function writeBatch(ingest: Ingest, deviceId: string, entries: z.infer<typeof pinAndValue>[], ranges: PinRanges, ttl?: number) {
-  const bad = entries.flatMap((e, i) => (parsePin(e.pin, ranges) ? [] : [{ field: `body.pins.${i}.pin`, problem: `not a pin name: ${e.pin}` }]));
+export async function writeBatch(
+  ingest: Ingest,
+  deviceId: string,
+  entries: z.infer<typeof pinAndValue>[],
+  ranges: PinRanges,
+  ttl?: number,
+) {
+  const bad = entries.flatMap((e, i) =>
+    parsePin(e.pin, ranges) ? [] : [{ field: `body.pins.${i}.pin`, problem: `not a pin name: ${e.pin}` }],
+  );
   if (bad.length > 0) throw new AppError('INVALID_PIN', 'A pin name is invalid; nothing was written', bad);
   const written = await writeEntries(
     entries,
     'body.pins',
     async (entry) => {
-      const result = await ingest({ deviceId, pin: entry.pin, value: entry.value, origin: 'app', pinRanges: ranges, ...(ttl ? { ttlSeconds: ttl } : {}) });
+      const result = await ingest({
+        deviceId,
+        pin: entry.pin,
+        value: entry.value,
+        origin: 'app',
+        pinRanges: ranges,
+        ...(ttl ? { ttlSeconds: ttl } : {}),
+      });
       if (!result.ok && result.code !== 'PIN_LOCKED' && result.code !== 'VALUE_TOO_LARGE') throw new AppError(result.code);
       // Commands (docs/commands.md): each written entry's command id; null for one skipped.
-      return { pin: pinNameOf(entry.pin, ranges), stored: result.ok, delivered: result.ok && result.delivered, commandId: result.ok ? result.commandId : null };
+      return {
+        pin: pinNameOf(entry.pin, ranges),
+        stored: result.ok,
+        delivered: result.ok && result.delivered,
+        commandId: result.ok ? result.commandId : null,
+      };
     },
     (r) => r.stored,
   );

@@ -16,7 +16,9 @@ import { externalPinRoutes } from './rest-pins';
  */
 function undecodableParam(req: Request): AppError {
   const deviceId = req.path.split('/')[2] ?? '';
-  return percentDecodes(deviceId) ? new AppError('INVALID_PIN', 'The pin is not valid percent-encoded UTF-8') : new AppError('DEVICE_NOT_FOUND');
+  return percentDecodes(deviceId)
+    ? new AppError('INVALID_PIN', 'The pin is not valid percent-encoded UTF-8')
+    : new AppError('DEVICE_NOT_FOUND');
 }
 
 /**

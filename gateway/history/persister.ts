@@ -89,7 +89,10 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
   const claimAbandoned = async (): Promise<StreamEntry[]> => {
     if (Date.now() - lastClaim < claimIdleMs / 2) return [];
     lastClaim = Date.now();
-    const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', entriesPerRead)) as [string, StreamEntry[]];
+    const [, entries] = (await redis.xautoclaim(stream, HISTORY_GROUP, consumer, claimIdleMs, '0-0', 'COUNT', entriesPerRead)) as [
+      string,
+      StreamEntry[],
+    ];
     // A batch of this node's own that has been in flight that long is not abandoned.
     const inFlightIds = new Set([...inFlight.values()].flat());
     return entries.filter(([id]) => !inFlightIds.has(id));
@@ -195,7 +198,10 @@ export async function startHistoryPersister(options: HistoryPersisterOptions): P
         await Promise.all(inFlight.keys());
         failure = null;
         ownPending = true;
-        logger.warn({ err: err instanceof Error ? err.message : String(err), stream, retryInMs: backoffMs }, 'history batch not persisted; will retry');
+        logger.warn(
+          { err: err instanceof Error ? err.message : String(err), stream, retryInMs: backoffMs },
+          'history batch not persisted; will retry',
+        );
         if (err instanceof Error && err.message.includes('NOGROUP')) await ensureGroup().catch(() => undefined);
         await new Promise((resolve) => setTimeout(resolve, backoffMs));
         backoffMs = Math.min(backoffMs * 2, 5_000);

@@ -52,7 +52,10 @@ export function createPointWriter(pool: Pool, batchSize = HISTORY_BATCH_POINTS):
       writeAlone(batch).then(batch.resolve, batch.reject);
       return;
     }
-    persistRows(pool, batches.flatMap((b) => b.rows)).then(
+    persistRows(
+      pool,
+      batches.flatMap((b) => b.rows),
+    ).then(
       () => batches.forEach((b) => b.resolve()),
       () => batches.forEach((b) => writeAlone(b).then(b.resolve, b.reject)),
     );

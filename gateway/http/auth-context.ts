@@ -38,7 +38,8 @@ function requireUser({ sessions, apiKeys, logger }: UserCredentials): RequestHan
     if (token.startsWith(API_KEY_PREFIX)) {
       const apiKey = await apiKeys.resolve(token);
       if (!apiKey) throw new AppError('UNAUTHORIZED', 'The API key is invalid, revoked or expired');
-      if (matches(SESSION_ONLY_PATHS, req)) throw new AppError('FORBIDDEN', 'An API key cannot manage API keys, log out or change the account: log in');
+      if (matches(SESSION_ONLY_PATHS, req))
+        throw new AppError('FORBIDDEN', 'An API key cannot manage API keys, log out or change the account: log in');
       apiKeys.touch(apiKey, new Date()).catch((err: unknown) => logger.warn({ err, keyId: apiKey.id }, 'lastUsedAt not recorded'));
       res.locals.userId = apiKey.userId;
       next();

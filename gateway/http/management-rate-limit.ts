@@ -21,7 +21,10 @@ export function managementRateLimit(config: Config, stores: Pick<Stores, 'users'
       const counted = await stores.rateLimits.management(user.id, perMinute);
       if (!counted.allowed) {
         res.setHeader('Retry-After', String(counted.retryAfterS));
-        throw new AppError('RATE_LIMIT_EXCEEDED', `The management API allows ${perMinute} requests per minute on your plan; try again in ${counted.retryAfterS} s`);
+        throw new AppError(
+          'RATE_LIMIT_EXCEEDED',
+          `The management API allows ${perMinute} requests per minute on your plan; try again in ${counted.retryAfterS} s`,
+        );
       }
     }
     next();

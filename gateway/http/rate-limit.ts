@@ -36,7 +36,10 @@ export function createRateLimiter(store: RateLimitStore, multiplier: number) {
     if (count.allowed) return;
     const minuteFull = count.minute >= limits.perMinute;
     res.setHeader('Retry-After', String(Math.max(1, (minuteFull ? count.minuteEndsAt : count.dayEndsAt) - Math.floor(Date.now() / 1000))));
-    throw new AppError('RATE_LIMIT_EXCEEDED', minuteFull ? 'The per-minute request limit is reached' : 'The daily request limit is reached');
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      minuteFull ? 'The per-minute request limit is reached' : 'The daily request limit is reached',
+    );
   }
 
   return {

@@ -18,8 +18,7 @@ function stackOf(app: Express): Layer[] {
   return (app.router as unknown as { stack: Layer[] }).stack;
 }
 
-const mountPath = (layer: Layer): string =>
-  typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+const mountPath = (layer: Layer): string => (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '');
 
 function methodsOf(route: NonNullable<Layer['route']>): string[] {
   return Object.entries(route.methods)

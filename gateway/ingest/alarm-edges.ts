@@ -49,7 +49,12 @@ export function ruleEdgeOf(
   return {
     ruleId: rule.id,
     state,
-    onRaise: waits ? [['alarm-edge', edge('raise')]] : [['notification', notification], ['alarm-edge', edge('raise')]],
+    onRaise: waits
+      ? [['alarm-edge', edge('raise')]]
+      : [
+          ['notification', notification],
+          ['alarm-edge', edge('raise')],
+        ],
     onClear: [['alarm-edge', edge('clear')]],
   };
 }

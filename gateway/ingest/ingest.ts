@@ -222,7 +222,16 @@ export function createIngest(deps: IngestDeps) {
     const updatedAt = at.toISOString();
     if (stored.duplicate) {
       // Stored by an earlier try of this delivery, with its effects: a success, with nothing more to do.
-      return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null, duplicate: true };
+      return {
+        ok: true,
+        projectId: stored.projectId,
+        pin: pin.name,
+        value: input.value,
+        updatedAt,
+        delivered: false,
+        commandId: null,
+        duplicate: true,
+      };
     }
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/temporal/status-ahead.ts): no Temporal call per value.
@@ -243,7 +252,15 @@ export function createIngest(deps: IngestDeps) {
     );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await moving;
-    return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered, commandId: stored.command?.id ?? null };
+    return {
+      ok: true,
+      projectId: stored.projectId,
+      pin: pin.name,
+      value: input.value,
+      updatedAt,
+      delivered,
+      commandId: stored.command?.id ?? null,
+    };
   }
 
   /**
@@ -269,10 +286,19 @@ export function createIngest(deps: IngestDeps) {
       if (refusalOf(err) === 'DEVICE_NOT_FOUND') return { ok: false, code: 'DEVICE_NOT_FOUND' };
       throw err;
     }
-    const results = checked.map((c): IngestResult =>
-      typeof c === 'string'
-        ? { ok: false, code: c }
-        : { ok: true, projectId: stored.projectId, pin: c.pin, value: c.value, updatedAt: new Date(c.ms).toISOString(), delivered: false, commandId: null },
+    const results = checked.map(
+      (c): IngestResult =>
+        typeof c === 'string'
+          ? { ok: false, code: c }
+          : {
+              ok: true,
+              projectId: stored.projectId,
+              pin: c.pin,
+              value: c.value,
+              updatedAt: new Date(c.ms).toISOString(),
+              delivered: false,
+              commandId: null,
+            },
     );
     return { ok: true, results };
   }
@@ -283,7 +309,8 @@ export function createIngest(deps: IngestDeps) {
   };
 
   /** A device acknowledged a command by its id on `{root}/{deviceId}/ack` (docs/commands.md); false when it names none of this device's. */
-  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> => (await store.moveCommand(deviceId, commandId, 'acknowledged')) !== null;
+  const acknowledge = async (deviceId: string, commandId: string): Promise<boolean> =>
+    (await store.moveCommand(deviceId, commandId, 'acknowledged')) !== null;
 
   return Object.assign(ingest, { drain, importReadings, acknowledge });
 }

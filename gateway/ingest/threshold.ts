@@ -73,6 +73,11 @@ export function edgeState(
   const clear = rule.clearThreshold;
   if (clear === null || clear === undefined) return '0';
   const n = numericValue(value) as number;
-  const past = rule.condition === 'gt' || rule.condition === 'gte' ? n < clear : rule.condition === 'lt' || rule.condition === 'lte' ? n > clear : true;
+  const past =
+    rule.condition === 'gt' || rule.condition === 'gte'
+      ? n < clear
+      : rule.condition === 'lt' || rule.condition === 'lte'
+        ? n > clear
+        : true;
   return past ? '0' : '=';
 }

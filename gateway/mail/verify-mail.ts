@@ -21,7 +21,9 @@ export function createVerifyMailer(config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM'
         text: `Open this link to verify ${to} and receive notification emails:\n\n${link}\n\nThe link works once, for 24 hours. If you did not ask for it, ignore this email.`,
       });
     } catch {
-      throw new AppError('SERVICE_UNAVAILABLE', 'The mail server did not take the email; try again later', [{ field: 'dependency', problem: 'smtp' }]);
+      throw new AppError('SERVICE_UNAVAILABLE', 'The mail server did not take the email; try again later', [
+        { field: 'dependency', problem: 'smtp' },
+      ]);
     }
   };
 }

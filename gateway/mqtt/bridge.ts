@@ -81,7 +81,9 @@ export function startMqttBridge(deps: BridgeDeps) {
    * the broker keep values without limit.
    */
   function clearRetained(client: MqttClient, topic: string): void {
-    client.publishAsync(topic, '', { qos: 0, retain: true }).catch((err: unknown) => logger.debug({ err, topic }, 'retained message not cleared'));
+    client
+      .publishAsync(topic, '', { qos: 0, retain: true })
+      .catch((err: unknown) => logger.debug({ err, topic }, 'retained message not cleared'));
   }
 
   async function handle(client: MqttClient, packet: Packet, delivery: Delivery): Promise<void> {
@@ -102,7 +104,14 @@ export function startMqttBridge(deps: BridgeDeps) {
     const text = typeof payload === 'string' ? payload : payload.toString('utf8');
     if (parsed.kind === 'pin') {
       const devicePerSecond = await deps.rates.perSecond(parsed.deviceId);
-      const result = await deps.ingest({ deviceId: parsed.deviceId, pin: parsed.pin, value: text, origin: 'device', devicePerSecond, delivery });
+      const result = await deps.ingest({
+        deviceId: parsed.deviceId,
+        pin: parsed.pin,
+        value: text,
+        origin: 'device',
+        devicePerSecond,
+        delivery,
+      });
       counts.handled();
       if (result.ok && result.duplicate) counts.duplicate();
       if (!result.ok) {
@@ -171,7 +180,10 @@ export function startMqttBridge(deps: BridgeDeps) {
             logger.warn({ err, topic: packet.topic }, 'device message not handled and its connection is down; the broker sends it again');
             return false;
           }
-          logger.warn({ err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay }, 'device message failed; retrying');
+          logger.warn(
+            { err: err instanceof Error ? err.message : String(err), topic: packet.topic, retryInMs: delay },
+            'device message failed; retrying',
+          );
           await new Promise((r) => setTimeout(r, delay));
           delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS);
           counts.retried();

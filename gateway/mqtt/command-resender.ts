@@ -63,7 +63,9 @@ export function startCommandResender(options: CommandResenderOptions): { stop():
     const { members, score } = await schedule.claimDue(Date.now(), LEASE_MS, CLAIM_MAX);
     await Promise.all(
       members.map((deviceId) =>
-        resend(deviceId, score).catch((err: unknown) => logger.warn({ err, deviceId }, 'kept commands not looked at; the claim runs out and another try comes')),
+        resend(deviceId, score).catch((err: unknown) =>
+          logger.warn({ err, deviceId }, 'kept commands not looked at; the claim runs out and another try comes'),
+        ),
       ),
     );
   }
@@ -72,7 +74,9 @@ export function startCommandResender(options: CommandResenderOptions): { stop():
   let wake: () => void = () => undefined;
   const loop = (async () => {
     while (!stopped) {
-      await look().catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'unsent commands not looked at'));
+      await look().catch((err: unknown) =>
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'unsent commands not looked at'),
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.everyMs ?? 1_000);
         wake = () => (clearTimeout(timer), resolve());

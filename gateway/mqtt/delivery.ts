@@ -10,6 +10,8 @@ import type { Delivery } from '../../store/ingest-store';
  * node died or its connection dropped before the PUBACK) has again.
  */
 export function deliveryOf(sessionId: string, packet: IPublishPacket): Delivery {
-  const key = createHash('sha1').update(`${sessionId}\n${packet.messageId ?? ''}\n${packet.topic}\n`).update(packet.payload);
+  const key = createHash('sha1')
+    .update(`${sessionId}\n${packet.messageId ?? ''}\n${packet.topic}\n`)
+    .update(packet.payload);
   return { id: randomBytes(6).toString('hex'), packetKey: key.digest('hex').slice(0, 12), redelivered: packet.dup };
 }

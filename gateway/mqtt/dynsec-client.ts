@@ -86,8 +86,7 @@ function parseResponses(payload: Buffer): WireResponse[] {
     return [];
   }
   return parsed.responses.filter(
-    (r: unknown): r is WireResponse =>
-      typeof r === 'object' && r !== null && 'command' in r && typeof r.command === 'string',
+    (r: unknown): r is WireResponse => typeof r === 'object' && r !== null && 'command' in r && typeof r.command === 'string',
   );
 }
 
@@ -149,19 +148,16 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
     throw err;
   }
 
-  const answerTo = (id: string): Promise<DynsecResponse> =>
-    new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+  const answerTo = (id: string): Promise<DynsecResponse> => new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
 
   async function send(commands: DynsecCommand[]): Promise<DynsecResponse[]> {
     if (!mqtt.connected) throw new DynsecUnavailableError('not connected to the broker');
     const tagged = commands.map((command) => ({ ...command, correlationData: `${prefix}:${++sequence}` }));
     const answers = Promise.all(tagged.map((c) => answerTo(c.correlationData)));
     answers.catch(() => undefined);
-    const published = mqtt
-      .publishAsync(CONTROL_TOPIC, JSON.stringify({ commands: tagged }), { qos: 1 })
-      .catch((err: Error) => {
-        throw new DynsecUnavailableError(`publishing to ${CONTROL_TOPIC} failed: ${err.message}`);
-      });
+    const published = mqtt.publishAsync(CONTROL_TOPIC, JSON.stringify({ commands: tagged }), { qos: 1 }).catch((err: Error) => {
+      throw new DynsecUnavailableError(`publishing to ${CONTROL_TOPIC} failed: ${err.message}`);
+    });
     try {
       return await withDeadline(
         published.then(() => answers),

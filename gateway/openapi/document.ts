@@ -11,8 +11,25 @@ const BASE_ERRORS: Record<Security, ErrorCode[]> = {
   // The management API's per-user rate limit (DESIGN §11) answers any bearer operation.
   bearer: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   admin: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
-  apiKey: ['VALIDATION_ERROR', 'MISSING_API_KEY', 'INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
-  token: ['VALIDATION_ERROR', 'MISSING_TOKEN', 'INVALID_TOKEN', 'SIMPLE_API_DISABLED', 'RATE_LIMIT_EXCEEDED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+  apiKey: [
+    'VALIDATION_ERROR',
+    'MISSING_API_KEY',
+    'INVALID_API_KEY',
+    'RATE_LIMIT_EXCEEDED',
+    'PAYLOAD_TOO_LARGE',
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+  ],
+  token: [
+    'VALIDATION_ERROR',
+    'MISSING_TOKEN',
+    'INVALID_TOKEN',
+    'SIMPLE_API_DISABLED',
+    'RATE_LIMIT_EXCEEDED',
+    'PAYLOAD_TOO_LARGE',
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+  ],
 };
 
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
@@ -67,7 +84,10 @@ function parameters(operation: Operation, defs: Definitions): JsonSchema[] {
 }
 
 /** Every 429 (a rate limit or a throttle, docs/limits.md) says when to try again. */
-const RETRY_AFTER: JsonSchema = { description: 'Seconds until the window that refused the request ends', schema: { type: 'integer', minimum: 1 } };
+const RETRY_AFTER: JsonSchema = {
+  description: 'Seconds until the window that refused the request ends',
+  schema: { type: 'integer', minimum: 1 },
+};
 
 function responses(operation: Operation): Record<string, JsonSchema> {
   const ok = operation.ok ?? 200;

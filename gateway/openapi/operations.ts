@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ErrorCode } from '../../common/errors';
 import * as admin from '../routes/admin';
 import * as alarms from '../routes/alarms';
@@ -66,61 +66,123 @@ export const OPERATIONS: Operation[] = [
   op('GET', '/readyz', 'Readiness of Redis, Temporal, the broker and Socket.IO', 'none', { errors: ['SERVICE_UNAVAILABLE'] }),
   op('GET', '/openapi.json', 'This document', 'none'),
 
-  op('POST', '/api/v1/auth/register', 'Create an account', 'none', { body: auth.registerBody, ok: 201, errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED'] }),
+  op('POST', '/api/v1/auth/register', 'Create an account', 'none', {
+    body: auth.registerBody,
+    ok: 201,
+    errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED'],
+  }),
   op('POST', '/api/v1/auth/login', 'Log in', 'none', { body: auth.loginBody, errors: ['INVALID_CREDENTIALS', 'RATE_LIMIT_EXCEEDED'] }),
   op('POST', '/api/v1/auth/logout', 'Revoke this access token and disconnect its Socket.IO connections', 'bearer', { ok: 204 }),
   op('GET', '/api/v1/auth/me', 'The account', 'bearer'),
-  op('POST', '/api/v1/auth/verify-email/request', 'Email a one-time link that verifies the account\'s address (once a minute)', 'bearer', { errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'] }),
-  op('POST', '/api/v1/auth/verify-email', 'Verify an email address with the token of its link', 'none', { body: verifyEmail.verifyEmailBody }),
-  op('PUT', '/api/v1/admin/users/:userId/plan', "Set a user's plan", 'admin', { body: admin.planBody, errors: ['USER_NOT_FOUND', 'NOT_FOUND'] }),
+  op('POST', '/api/v1/auth/verify-email/request', "Email a one-time link that verifies the account's address (once a minute)", 'bearer', {
+    errors: ['CONFLICT', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'],
+  }),
+  op('POST', '/api/v1/auth/verify-email', 'Verify an email address with the token of its link', 'none', {
+    body: verifyEmail.verifyEmailBody,
+  }),
+  op('PUT', '/api/v1/admin/users/:userId/plan', "Set a user's plan", 'admin', {
+    body: admin.planBody,
+    errors: ['USER_NOT_FOUND', 'NOT_FOUND'],
+  }),
 
-  op('POST', '/api/v1/api-keys', 'Create an API key', 'bearer', { body: apiKeys.createBody, ok: 201, errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
+  op('POST', '/api/v1/api-keys', 'Create an API key', 'bearer', {
+    body: apiKeys.createBody,
+    ok: 201,
+    errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
+  }),
   op('GET', '/api/v1/api-keys', 'List API keys', 'bearer'),
   op('GET', '/api/v1/broker', 'Where devices connect: broker address and topic root', 'bearer'),
   op('DELETE', '/api/v1/api-keys/:keyId', 'Revoke an API key', 'bearer', { ok: 204, errors: ['API_KEY_NOT_FOUND'] }),
 
   op('GET', '/api/v1/projects', 'List projects', 'bearer'),
-  op('POST', '/api/v1/projects', 'Create a project', 'bearer', { body: projects.createBody, ok: 201, errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
+  op('POST', '/api/v1/projects', 'Create a project', 'bearer', {
+    body: projects.createBody,
+    ok: 201,
+    errors: ['PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
+  }),
   op('GET', '/api/v1/projects/:projectId', 'Get a project', 'bearer', { errors: PROJECT }),
   op('PATCH', '/api/v1/projects/:projectId', 'Change a project', 'bearer', { body: projects.patchBody, errors: PROJECT }),
   op('DELETE', '/api/v1/projects/:projectId', 'Delete a project and everything in it', 'bearer', { ok: 204, errors: PROJECT }),
   op('GET', '/api/v1/projects/:projectId/members', 'List members', 'bearer', { errors: PROJECT }),
-  op('POST', '/api/v1/projects/:projectId/members', 'Add a member', 'bearer', { body: members.addBody, ok: 201, errors: [...PROJECT, 'USER_NOT_FOUND', 'CONFLICT', 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
-  op('PATCH', '/api/v1/projects/:projectId/members/:userId', "Change a member's role", 'bearer', { body: members.patchBody, errors: [...PROJECT, 'MEMBER_NOT_FOUND'] }),
-  op('DELETE', '/api/v1/projects/:projectId/members/:userId', 'Remove a member', 'bearer', { ok: 204, errors: [...PROJECT, 'MEMBER_NOT_FOUND'] }),
+  op('POST', '/api/v1/projects/:projectId/members', 'Add a member', 'bearer', {
+    body: members.addBody,
+    ok: 201,
+    errors: [...PROJECT, 'USER_NOT_FOUND', 'CONFLICT', 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
+  }),
+  op('PATCH', '/api/v1/projects/:projectId/members/:userId', "Change a member's role", 'bearer', {
+    body: members.patchBody,
+    errors: [...PROJECT, 'MEMBER_NOT_FOUND'],
+  }),
+  op('DELETE', '/api/v1/projects/:projectId/members/:userId', 'Remove a member', 'bearer', {
+    ok: 204,
+    errors: [...PROJECT, 'MEMBER_NOT_FOUND'],
+  }),
 
   op('GET', '/api/v1/devices', 'List devices', 'bearer', { query: devices.listQuery, errors: PROJECT }),
-  op('POST', '/api/v1/devices', 'Create a device (its token is shown once)', 'bearer', { body: devices.createBody, ok: 201, errors: [...PROJECT, 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
+  op('POST', '/api/v1/devices', 'Create a device (its token is shown once)', 'bearer', {
+    body: devices.createBody,
+    ok: 201,
+    errors: [...PROJECT, 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
+  }),
   op('GET', '/api/v1/devices/:deviceId', 'Get a device', 'bearer', { errors: DEVICE }),
   op('PATCH', '/api/v1/devices/:deviceId', 'Change a device', 'bearer', { body: devices.patchBody, errors: DEVICE }),
   op('POST', '/api/v1/devices/:deviceId/regenerate-token', 'Issue a new device token', 'bearer', { errors: DEVICE }),
   op('DELETE', '/api/v1/devices/:deviceId', 'Delete a device', 'bearer', { ok: 204, errors: DEVICE }),
   op('GET', '/api/v1/devices/:deviceId/status', "The device's twin state", 'bearer', { errors: DEVICE }),
   op('GET', '/api/v1/devices/:deviceId/simple-api', 'Simple API settings of a device', 'bearer', { errors: DEVICE }),
-  op('PUT', '/api/v1/devices/:deviceId/simple-api', 'Turn the simple API on or off', 'bearer', { body: simpleSettings.putBody, errors: [...DEVICE, 'PLAN_FEATURE_UNAVAILABLE'] }),
+  op('PUT', '/api/v1/devices/:deviceId/simple-api', 'Turn the simple API on or off', 'bearer', {
+    body: simpleSettings.putBody,
+    errors: [...DEVICE, 'PLAN_FEATURE_UNAVAILABLE'],
+  }),
   op('POST', '/api/v1/devices/:deviceId/simple-api/regenerate-token', 'Issue a new simple API token', 'bearer', { errors: DEVICE }),
 
   op('POST', '/api/v1/data/:deviceId/bulk', 'Write several pins', 'bearer', { body: dataWrite.bulkBody, errors: WRITE }),
   op('POST', '/api/v1/data/:deviceId/:pin', 'Write a virtual pin', 'bearer', { body: dataWrite.pointBody, ok: 201, errors: WRITE }),
   op('GET', '/api/v1/data/:deviceId/:pin/latest', 'Latest value of a virtual pin', 'bearer', { errors: [...PIN, 'PIN_NOT_FOUND'] }),
-  op('GET', '/api/v1/data/:deviceId/:pin', 'History of a pin (a number 0–255 for V, or a name such as D0; JSON or CSV, raw or aggregated)', 'bearer', { query: dataRead.readQuery, errors: PIN }),
+  op(
+    'GET',
+    '/api/v1/data/:deviceId/:pin',
+    'History of a pin (a number 0–255 for V, or a name such as D0; JSON or CSV, raw or aggregated)',
+    'bearer',
+    { query: dataRead.readQuery, errors: PIN },
+  ),
   op('DELETE', '/api/v1/data/:deviceId/:pin', 'Delete history of a pin', 'bearer', { query: dataRead.deleteQuery, errors: PIN }),
   op('GET', '/api/v1/devices/:deviceId/locks', 'Locked pins', 'bearer', { errors: DEVICE }),
   op('PUT', '/api/v1/devices/:deviceId/pins/:pin/lock', 'Lock a pin', 'bearer', { errors: PIN }),
   op('DELETE', '/api/v1/devices/:deviceId/pins/:pin/lock', 'Unlock a pin', 'bearer', { ok: 204, errors: PIN }),
 
   op('GET', '/api/v1/widgets', 'List widgets of a project', 'bearer', { query: widgets.listQuery, errors: PROJECT }),
-  op('POST', '/api/v1/widgets', 'Create a widget', 'bearer', { body: createWidgetBody, ok: 201, errors: [...PROJECT, 'DEVICE_NOT_FOUND', 'PIN_LOCKED', 'CONFLICT', 'QUOTA_EXCEEDED'] }),
+  op('POST', '/api/v1/widgets', 'Create a widget', 'bearer', {
+    body: createWidgetBody,
+    ok: 201,
+    errors: [...PROJECT, 'DEVICE_NOT_FOUND', 'PIN_LOCKED', 'CONFLICT', 'QUOTA_EXCEEDED'],
+  }),
   op('GET', '/api/v1/widgets/:widgetId', 'Get a widget', 'bearer', { errors: ['WIDGET_NOT_FOUND', 'FORBIDDEN'] }),
-  op('PATCH', '/api/v1/widgets/:widgetId', 'Change a widget', 'bearer', { body: patchWidgetBody, errors: ['WIDGET_NOT_FOUND', 'FORBIDDEN', 'DEVICE_NOT_FOUND', 'PIN_LOCKED', 'CONFLICT'] }),
+  op('PATCH', '/api/v1/widgets/:widgetId', 'Change a widget', 'bearer', {
+    body: patchWidgetBody,
+    errors: ['WIDGET_NOT_FOUND', 'FORBIDDEN', 'DEVICE_NOT_FOUND', 'PIN_LOCKED', 'CONFLICT'],
+  }),
   op('DELETE', '/api/v1/widgets/:widgetId', 'Delete a widget', 'bearer', { ok: 204, errors: ['WIDGET_NOT_FOUND', 'FORBIDDEN'] }),
 
   op('GET', '/api/v1/notifications/rules', 'List notification rules', 'bearer', { query: rules.listQuery, errors: PROJECT }),
-  op('POST', '/api/v1/notifications/rules', 'Create a notification rule', 'bearer', { body: createRuleBody, ok: 201, errors: [...PROJECT, 'DEVICE_NOT_FOUND', 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'] }),
-  op('PATCH', '/api/v1/notifications/rules/:ruleId', 'Change a notification rule', 'bearer', { body: patchRuleBody, errors: ['RULE_NOT_FOUND', 'FORBIDDEN', 'DEVICE_NOT_FOUND', 'PLAN_FEATURE_UNAVAILABLE'] }),
-  op('DELETE', '/api/v1/notifications/rules/:ruleId', 'Delete a notification rule', 'bearer', { ok: 204, errors: ['RULE_NOT_FOUND', 'FORBIDDEN'] }),
+  op('POST', '/api/v1/notifications/rules', 'Create a notification rule', 'bearer', {
+    body: createRuleBody,
+    ok: 201,
+    errors: [...PROJECT, 'DEVICE_NOT_FOUND', 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
+  }),
+  op('PATCH', '/api/v1/notifications/rules/:ruleId', 'Change a notification rule', 'bearer', {
+    body: patchRuleBody,
+    errors: ['RULE_NOT_FOUND', 'FORBIDDEN', 'DEVICE_NOT_FOUND', 'PLAN_FEATURE_UNAVAILABLE'],
+  }),
+  op('DELETE', '/api/v1/notifications/rules/:ruleId', 'Delete a notification rule', 'bearer', {
+    ok: 204,
+    errors: ['RULE_NOT_FOUND', 'FORBIDDEN'],
+  }),
   op('GET', '/api/v1/notifications', 'List notifications', 'bearer', { query: notifications.listQuery, errors: PROJECT }),
-  op('PATCH', '/api/v1/notifications/read-all', 'Mark every notification read', 'bearer', { query: notifications.scopeQuery, errors: PROJECT }),
+  op('PATCH', '/api/v1/notifications/read-all', 'Mark every notification read', 'bearer', {
+    query: notifications.scopeQuery,
+    errors: PROJECT,
+  }),
   op('GET', '/api/v1/notifications/:notificationId', 'Get a notification', 'bearer', { errors: NOTIFICATION }),
   op('PATCH', '/api/v1/notifications/:notificationId/read', 'Mark a notification read', 'bearer', { errors: NOTIFICATION }),
   op('DELETE', '/api/v1/notifications/:notificationId', 'Delete a notification', 'bearer', { ok: 204, errors: NOTIFICATION }),
@@ -142,9 +204,15 @@ export const OPERATIONS: Operation[] = [
   op('POST', '/external/api/v1/devices/:deviceId/notify', 'Send a notification', 'apiKey', { body: notifyBody, errors: DEVICE }),
 
   op('GET', '/external/api/get', 'Read a pin', 'token', { query: simple.pinQuery, errors: ['INVALID_PIN', 'PIN_NOT_FOUND'] }),
-  op('GET', '/external/api/update', 'Write a pin', 'token', { query: pinAndValue, errors: ['INVALID_PIN', 'VALUE_TOO_LARGE', 'PIN_LOCKED'] }),
+  op('GET', '/external/api/update', 'Write a pin', 'token', {
+    query: pinAndValue,
+    errors: ['INVALID_PIN', 'VALUE_TOO_LARGE', 'PIN_LOCKED'],
+  }),
   op('GET', '/external/api/get-all', 'Read every pin', 'token'),
   op('GET', '/external/api/is-online', 'Is the device online', 'token'),
   op('POST', '/external/api/notify', 'Send a notification', 'token', { body: notifyBody }),
-  op('POST', '/external/api/batch-update', 'Write several pins', 'token', { body: batch, errors: ['INVALID_PIN', 'VALUE_TOO_LARGE', 'PIN_LOCKED'] }),
+  op('POST', '/external/api/batch-update', 'Write several pins', 'token', {
+    body: batch,
+    errors: ['INVALID_PIN', 'VALUE_TOO_LARGE', 'PIN_LOCKED'],
+  }),
 ];

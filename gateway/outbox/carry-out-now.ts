@@ -63,11 +63,17 @@ export function carryOutNow({ redis, handle, logger, timeoutMs = INLINE_TIMEOUT_
         try {
           await carryOutWithin(handle, intent, timeoutMs);
         } catch (err) {
-          logger.warn({ err: err instanceof Error ? err.message : String(err), entryId, type: intent.type }, 'intent left to the outbox relay');
+          logger.warn(
+            { err: err instanceof Error ? err.message : String(err), entryId, type: intent.type },
+            'intent left to the outbox relay',
+          );
           return;
         }
         await settleEntry(redis, stream, entryId).catch((err: unknown) =>
-          logger.warn({ err: err instanceof Error ? err.message : String(err), entryId }, 'carried-out intent left in the outbox; the relay repeats it'),
+          logger.warn(
+            { err: err instanceof Error ? err.message : String(err), entryId },
+            'carried-out intent left in the outbox; the relay repeats it',
+          ),
         );
       }),
     );

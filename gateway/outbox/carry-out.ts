@@ -48,7 +48,8 @@ function unlessEnding(err: unknown): void {
 export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks, held }: IntentHandlers): IntentHandler {
   const tellStatus = ({ deviceId, projectId, status, at, reason }: z.infer<typeof twinStatusPayload>) =>
     twins.status(deviceId, projectId, status, at, reason).catch(unlessEnding);
-  const tellInfo = ({ deviceId, projectId, info, at }: z.infer<typeof twinInfoPayload>) => twins.info(deviceId, projectId, { ...info, at }).catch(unlessEnding);
+  const tellInfo = ({ deviceId, projectId, info, at }: z.infer<typeof twinInfoPayload>) =>
+    twins.info(deviceId, projectId, { ...info, at }).catch(unlessEnding);
   return async (intent) => {
     switch (intent.type) {
       case 'notification':

@@ -155,7 +155,12 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
 
   /** Pending entries idle past their backoff: taken over (from this node or a dead one) and retried. */
   async function retryDue(): Promise<void> {
-    const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, pendingFrom, '+', PENDING_PAGE)) as [string, string, number, number][];
+    const pending = (await redis.xpending(stream, OUTBOX_GROUP, 'IDLE', baseMs, pendingFrom, '+', PENDING_PAGE)) as [
+      string,
+      string,
+      number,
+      number,
+    ][];
     const last = pending.at(-1);
     pendingFrom = pending.length < PENDING_PAGE || !last ? '-' : `(${last[0]}`;
     const due = pending.filter(([, , idle, deliveries]) => idle >= retryDelayMs(deliveries, baseMs, maxMs));

@@ -26,7 +26,11 @@ const pinWrite = z.object({
   pin: z.union([z.string().min(1).max(8), z.number().int()]),
   value: pinValueText,
   /** docs/commands.md: a command still queued this long is never sent. */
-  ttlSeconds: z.int().min(1).max(30 * 86_400).optional(),
+  ttlSeconds: z
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .optional(),
 });
 
 export interface SocketServerDeps {
@@ -61,7 +65,10 @@ export function createSocketServer(deps: SocketServerDeps) {
   });
 
   /** The room a target names, once the caller may view it, its project, and the devices whose events it gets. */
-  async function targetOf(socket: DdsSocket, payload: unknown): Promise<{ room: string; projectId: string; deviceIds: () => Promise<string[]> }> {
+  async function targetOf(
+    socket: DdsSocket,
+    payload: unknown,
+  ): Promise<{ room: string; projectId: string; deviceIds: () => Promise<string[]> }> {
     const parsed = target.safeParse(payload);
     if (!parsed.success) throw new AppError('VALIDATION_ERROR', 'Send {projectId} or {deviceId}');
     if ('projectId' in parsed.data) {

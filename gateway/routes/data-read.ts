@@ -36,7 +36,10 @@ export const deleteQuery = z
 const csvLines = (points: readonly Point[]): string => points.map((p) => `${p.timestamp},${p.value}\n`).join('');
 
 function sendCsv(res: Response, points: Point[]): void {
-  res.status(200).type('text/csv').send(`timestamp,value\n${csvLines(points)}`);
+  res
+    .status(200)
+    .type('text/csv')
+    .send(`timestamp,value\n${csvLines(points)}`);
 }
 
 /**
@@ -66,7 +69,9 @@ export function dataReadRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
 
   router.get('/data/:deviceId/:pin/latest', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
-    const { pin: { name } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
+    const {
+      pin: { name },
+    } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const latest = await stores.pinSeries.latest(device.id, name);
     if (!latest) throw new AppError('PIN_NOT_FOUND');
     sendData(res, latest);
@@ -74,7 +79,9 @@ export function dataReadRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
 
   router.get('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'viewer');
-    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
+    const {
+      pin: { name, shown: pin },
+    } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const query = parseInput(readQuery, req.query, 'query');
     const to = query.to ?? new Date();
     const from = query.from ?? new Date(to.getTime() - HOUR_MS);
@@ -91,7 +98,9 @@ export function dataReadRoutes({ stores }: Pick<RouteDeps, 'stores'>): Router {
 
   router.delete('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
+    const {
+      pin: { name, shown: pin },
+    } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const query = parseInput(deleteQuery, req.query, 'query');
     const deleted = await stores.pinSeries.deleteRange(device.id, name, query.from ?? null, query.to ?? null);
     sendData(res, { deviceId: device.id, pin, deleted });

@@ -90,13 +90,19 @@ export function dataWriteRoutes({ stores, ingest }: Pick<RouteDeps, 'stores' | '
 
   router.post('/data/:deviceId/:pin', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
-    const { pin: { name, shown: pin } } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
+    const {
+      pin: { name, shown: pin },
+    } = parseInput(dataPinParams, { pin: req.params.pin }, 'params');
     const body = parseInput(pointBody, req.body, 'body');
     const at = body.timestamp ? new Date(body.timestamp) : undefined;
     const result = await ingest({ deviceId: device.id, pin: name, value: body.value, origin: at ? 'import' : 'app', at });
     if (!result.ok) throw new AppError(result.code);
     const receipt = { commandId: result.commandId };
-    sendData(res, { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered, ...receipt }, 201);
+    sendData(
+      res,
+      { deviceId: device.id, pin, value: result.value, timestamp: result.updatedAt, delivered: result.delivered, ...receipt },
+      201,
+    );
   });
 
   return router;

@@ -15,18 +15,20 @@ const uuid = z.uuid();
 /** How deep a list read may page (docs/limits.md "Notifications"): every page costs at most this many ids per project. */
 export const MAX_LIST_DEPTH = 10_000;
 
-export const listQuery = z.strictObject({
-  projectId: z.uuid().optional(),
-  deviceId: z.uuid().optional(),
-  /** SPEC §2.10's three types, and `device` for what devices send through the notify endpoints. */
-  type: z.enum(['threshold', 'device_status', 'no_data', 'device']).optional(),
-  unread: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-}).refine((q) => q.page * q.limit <= MAX_LIST_DEPTH, { path: ['page'], message: `page × limit must be at most ${MAX_LIST_DEPTH}` });
+export const listQuery = z
+  .strictObject({
+    projectId: z.uuid().optional(),
+    deviceId: z.uuid().optional(),
+    /** SPEC §2.10's three types, and `device` for what devices send through the notify endpoints. */
+    type: z.enum(['threshold', 'device_status', 'no_data', 'device']).optional(),
+    unread: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional(),
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .refine((q) => q.page * q.limit <= MAX_LIST_DEPTH, { path: ['page'], message: `page × limit must be at most ${MAX_LIST_DEPTH}` });
 export const scopeQuery = z.strictObject({ projectId: z.uuid().optional() });
 
 /** `/notifications/{id}` is only a notification when the id is a UUID, so `/notifications/rules` stays the rules'. */

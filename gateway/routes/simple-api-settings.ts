@@ -22,8 +22,7 @@ export function simpleApiSettingRoutes({ stores }: Pick<RouteDeps, 'stores'>): R
   router.put(base, async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
     const { enabled } = parseInput(putBody, req.body, 'body');
-    const token =
-      (await stores.devices.simpleToken(device.id)) ?? (enabled ? await stores.devices.issueSimpleToken(device.id) : null);
+    const token = (await stores.devices.simpleToken(device.id)) ?? (enabled ? await stores.devices.issueSimpleToken(device.id) : null);
     await stores.devices.setSimpleApiEnabled(device.id, enabled);
     sendData(res, { enabled, token });
   });

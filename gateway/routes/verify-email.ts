@@ -10,7 +10,10 @@ import { createVerifyMailer } from '../mail/verify-mail';
 
 export const verifyEmailBody = z.object({ token: z.string().min(1).max(200) });
 
-const badToken = () => new AppError('VALIDATION_ERROR', 'The verify link is unknown, used or expired', [{ field: 'body.token', problem: 'unknown, used or expired' }]);
+const badToken = () =>
+  new AppError('VALIDATION_ERROR', 'The verify link is unknown, used or expired', [
+    { field: 'body.token', problem: 'unknown, used or expired' },
+  ]);
 
 /**
  * Email verification (DESIGN §11): the caller asks for a link to their own address (bearer, once a

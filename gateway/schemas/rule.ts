@@ -44,8 +44,10 @@ const appliesTo = (field: AlarmField, condition: string): boolean =>
 /** The side clearThreshold must be on: at or below the threshold for gt/gte, at or above for lt/lte; eq/neq have none. */
 function clearThresholdProblem(condition: string, threshold: number | null, clear: number): string | null {
   if (threshold === null) return null;
-  if (condition === 'gt' || condition === 'gte') return clear <= threshold ? null : 'must not be above the threshold for condition ' + condition;
-  if (condition === 'lt' || condition === 'lte') return clear >= threshold ? null : 'must not be below the threshold for condition ' + condition;
+  if (condition === 'gt' || condition === 'gte')
+    return clear <= threshold ? null : 'must not be above the threshold for condition ' + condition;
+  if (condition === 'lt' || condition === 'lte')
+    return clear >= threshold ? null : 'must not be below the threshold for condition ' + condition;
   return 'is not allowed for condition ' + condition;
 }
 

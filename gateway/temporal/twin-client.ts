@@ -5,7 +5,7 @@
  */
 import {
   ApplicationFailure,
-  Client,
+  type Client,
   WithStartWorkflowOperation,
   WorkflowClient,
   WorkflowNotFoundError,
@@ -142,36 +142,32 @@ export function createTwinClient(options: TwinClientOptions) {
      */
     activity(deviceId: string, projectId: string, at: string, pin?: string, { ahead = false }: { ahead?: boolean } = {}): Promise<void> {
       const signalArgs: [ActivityInput] = [{ at, ...(pin === undefined ? {} : { pin }), ...(ahead ? { ahead } : {}) }];
-      return signalWithStart(
-        activitySignal.name,
-        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
+      return signalWithStart(activitySignal.name, () =>
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: activitySignal, signalArgs }),
       );
     },
 
     /** The device's status topic (or its Last Will, `reason`) said online or offline. */
     status(deviceId: string, projectId: string, status: DeviceStatus, at: string, reason?: StatusInput['reason']): Promise<void> {
       const signalArgs: [StatusInput] = [reason ? { status, at, reason } : { status, at }];
-      return signalWithStart(
-        statusSignal.name,
-        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
+      return signalWithStart(statusSignal.name, () =>
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: statusSignal, signalArgs }),
       );
     },
 
     /** The device's info topic: firmware, IP, hardware. Add `at` to count it as activity too. */
     info(deviceId: string, projectId: string, info: InfoInput): Promise<void> {
       const signalArgs: [InfoInput] = [info];
-      return signalWithStart(
-        infoSignal.name,
-        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
+      return signalWithStart(infoSignal.name, () =>
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: infoSignal, signalArgs }),
       );
     },
 
     /** A threshold rule's alarm flipped (an outbox intent): the twin records it and times its reminders. */
     alarmEdge(deviceId: string, projectId: string, edge: AlarmEdgeInput): Promise<void> {
       const signalArgs: [AlarmEdgeInput] = [edge];
-      return signalWithStart(
-        alarmEdgeSignal.name,
-        () => workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: alarmEdgeSignal, signalArgs }),
+      return signalWithStart(alarmEdgeSignal.name, () =>
+        workflow.signalWithStart(WORKFLOW_TYPE, { ...startOptions(deviceId, projectId), signal: alarmEdgeSignal, signalArgs }),
       );
     },
 
@@ -193,7 +189,10 @@ export function createTwinClient(options: TwinClientOptions) {
     /** The device was deleted: its twin completes. True if a running twin was told; a missing one is fine. */
     async end(deviceId: string): Promise<boolean> {
       try {
-        await bounded(() => counted('signal', endSignal.name, workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal)), sendTimeoutMs);
+        await bounded(
+          () => counted('signal', endSignal.name, workflow.getHandle(twinWorkflowId(deviceId)).signal(endSignal)),
+          sendTimeoutMs,
+        );
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;

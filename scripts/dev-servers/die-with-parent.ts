@@ -8,7 +8,9 @@ function findSetpriv(): string | null {
   const found = findExecutable('setpriv');
   if (!found) return null;
   try {
-    return execFileSync(found, ['--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).includes('--pdeathsig') ? found : null;
+    return execFileSync(found, ['--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).includes('--pdeathsig')
+      ? found
+      : null;
   } catch {
     return null;
   }

@@ -37,12 +37,7 @@ export function serviceAccountCommands(role: string, username: string, password:
     {
       command: 'createRole',
       rolename: role,
-      acls: [
-        acl('publishClientSend', '#'),
-        acl('publishClientReceive', '#'),
-        acl('subscribePattern', '#'),
-        acl('unsubscribePattern', '#'),
-      ],
+      acls: [acl('publishClientSend', '#'), acl('publishClientReceive', '#'), acl('subscribePattern', '#'), acl('unsubscribePattern', '#')],
     },
     { command: 'createClient', username, password, roles: [{ rolename: role }] },
   ];

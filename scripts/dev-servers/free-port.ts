@@ -8,9 +8,7 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
       const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port bound')),
-      );
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port bound'))));
     });
   });
 }

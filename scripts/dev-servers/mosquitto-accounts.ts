@@ -25,7 +25,8 @@ export async function keptPasswords(file: string, dynsecFile: string): Promise<B
     if (!parsed.success) throw new Error(`${file} is not a broker password file; remove it and ${dynsecFile} to start the broker afresh`);
     return parsed.data;
   }
-  if (existsSync(dynsecFile)) throw new Error(`${dynsecFile} exists without ${file}; remove it to start the broker afresh (its accounts are lost)`);
+  if (existsSync(dynsecFile))
+    throw new Error(`${dynsecFile} exists without ${file}; remove it to start the broker afresh (its accounts are lost)`);
   const passwords = newPasswords();
   await writeFile(file, `${JSON.stringify(passwords, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return passwords;

@@ -70,7 +70,11 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
   const passwords = options.dataDir ? await keptPasswords(join(workDir, 'passwords.json'), dynsecFile) : newPasswords();
   if (!existsSync(dynsecFile)) await initDynsec(dynsecFile, passwords.dynsec);
   const run = async (port: number): Promise<MosquittoServer> => {
-    await writeFile(confFile, mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }), { mode: 0o600 });
+    await writeFile(
+      confFile,
+      mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }),
+      { mode: 0o600 },
+    );
     const url = `mqtt://127.0.0.1:${port}`;
     const server = await spawnServer('mosquitto', findMosquitto(), ['-c', confFile], join(workDir, 'mosquitto.log'), options.owner);
     await bootServer(server, async () => {

@@ -33,7 +33,9 @@ export interface PostgresOptions {
 function postgresBinary(name: string): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
-    ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a))
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
     : [];
   const debian = versions.map((v) => join(root, v, 'bin', name)).find(isExecutable);
   const found = debian ?? findExecutable(name);
@@ -58,7 +60,14 @@ function prepareDataDir(dataDir: string, parents: string[]): void {
 async function initCluster(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const [command, args] = asServerUser(postgresBinary('initdb'), [
-    '-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync',
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--encoding=UTF8',
+    '--no-locale',
+    '--no-sync',
   ]);
   await run(command, args);
 }

@@ -84,8 +84,24 @@ export async function startRedisCluster(options: { dir: string; masters?: number
     for (let i = 0; i < count; i++) {
       const server = await onFreePort(async (port) => {
         const nodeDir = await mkdtemp(join(workDir, `node-${port}-`));
-        const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir,
-          '--cluster-enabled', 'yes', '--cluster-config-file', join(nodeDir, 'nodes.conf'), '--cluster-node-timeout', '5000'];
+        const args = [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          nodeDir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(nodeDir, 'nodes.conf'),
+          '--cluster-node-timeout',
+          '5000',
+        ];
         const node = await spawnServer('redis-server', 'redis-server', args, join(nodeDir, 'redis.log'));
         await bootServer(node, () => poll(node, () => ping(port), 10_000));
         ports.push(port);
@@ -96,12 +112,16 @@ export async function startRedisCluster(options: { dir: string; masters?: number
     const seeds = ports.map((p) => `127.0.0.1:${p}`);
     await run('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', '0', '--cluster-yes']);
     const first = started[0] as ServerProcess;
-    await poll(first, async () => {
-      for (const port of ports) {
-        const info = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
-        if (!info.includes('cluster_state:ok')) throw new Error(`node ${port}: ${info.split('\n')[0] ?? ''}`);
-      }
-    }, 30_000);
+    await poll(
+      first,
+      async () => {
+        for (const port of ports) {
+          const info = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
+          if (!info.includes('cluster_state:ok')) throw new Error(`node ${port}: ${info.split('\n')[0] ?? ''}`);
+        }
+      },
+      30_000,
+    );
     return { nodes: seeds.join(','), pids: started.map((s) => s.pid), stop };
   } catch (err) {
     await stop();

@@ -37,7 +37,13 @@ export interface ServerOwner {
  * Starts `command` detached (a new process group, so stop() reaches its children too); with an
  * `owner`, tied to this process's life and reported to the owner.
  */
-export async function spawnServer(name: string, command: string, args: string[], logFile: string, owner?: ServerOwner): Promise<ServerProcess> {
+export async function spawnServer(
+  name: string,
+  command: string,
+  args: string[],
+  logFile: string,
+  owner?: ServerOwner,
+): Promise<ServerProcess> {
   const fd = openSync(logFile, 'a');
   const [file, argv] = owner ? dieWithParent(command, args) : [command, args];
   const child = spawn(file, argv, { detached: true, stdio: ['ignore', fd, fd] });

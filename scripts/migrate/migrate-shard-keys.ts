@@ -11,7 +11,8 @@ export function shardKeyName(old: string): string | null {
   const m = /^(device|project|user|apikey|rule|widget|notification|command):([^:]+)(?::(.*))?$/.exec(old);
   if (!m) return null;
   const [, kind, id, rest] = m as unknown as [string, string, string, string | undefined];
-  if ((kind === 'device' && (id === 'dt' || id === 'iot')) || (kind === 'user' && id === 'email') || (kind === 'apikey' && id === 'hash')) return null;
+  if ((kind === 'device' && (id === 'dt' || id === 'iot')) || (kind === 'user' && id === 'email') || (kind === 'apikey' && id === 'hash'))
+    return null;
   const base: Record<string, (id: string) => string> = {
     device: keys.device,
     project: keys.project,

@@ -31,14 +31,24 @@ function listening(host: string, port: number): Promise<boolean> {
  * PostgreSQL (cluster-dir.ts) unless DATABASE_URL. Sets `env` to reach them; resolves to their
  * stops, in start order.
  */
-export async function startLocalServers(dataDir: string, env: NodeJS.ProcessEnv, owner: ServerOwner, logger: Logger): Promise<(() => Promise<void>)[]> {
+export async function startLocalServers(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  owner: ServerOwner,
+  logger: Logger,
+): Promise<(() => Promise<void>)[]> {
   const mode = localServersMode.safeParse(env.DDS_LOCAL_SERVERS || undefined);
   if (!mode.success) throw new ConfigError([`DDS_LOCAL_SERVERS: ${mode.error.issues[0]?.message ?? 'auto or own'}`]);
   const reuse = (port: number): Promise<boolean> => (mode.data === 'auto' ? listening('127.0.0.1', port) : Promise.resolve(false));
   const stops: (() => Promise<void>)[] = [];
 
   if (!env.TEMPORAL_ADDRESS) {
-    const temporal = await startTemporal({ dir: dataDir, dbFile: join(dataDir, 'temporal.db'), logFile: join(dataDir, 'temporal.log'), owner });
+    const temporal = await startTemporal({
+      dir: dataDir,
+      dbFile: join(dataDir, 'temporal.db'),
+      logFile: join(dataDir, 'temporal.log'),
+      owner,
+    });
     stops.push(temporal.stop);
     env.TEMPORAL_ADDRESS = temporal.address;
   }

@@ -52,7 +52,9 @@ function isNoScript(err: unknown): boolean {
 
 /** The SHA1 Redis knows `store/lua/<name>.lua` by (EVALSHA), its includes resolved. */
 export function scriptSha(name: string): string {
-  return createHash('sha1').update(source(`${name}.lua`)).digest('hex');
+  return createHash('sha1')
+    .update(source(`${name}.lua`))
+    .digest('hex');
 }
 
 /** The SHAs each connection (or Cluster) has run since it was last ready. */

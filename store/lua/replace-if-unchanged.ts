@@ -34,8 +34,7 @@ export async function replaceIfUnchanged<T>(
   key: string,
   parse: (json: string) => T,
   change: (current: T) => Promise<T>,
-  write: Write<T> = async (expected, _before, after) =>
-    attemptOf(await COMPARE_AND_SET(redis, [key], [expected, JSON.stringify(after)])),
+  write: Write<T> = async (expected, _before, after) => attemptOf(await COMPARE_AND_SET(redis, [key], [expected, JSON.stringify(after)])),
 ): Promise<Replacement<T>> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const json = await redis.get(key);

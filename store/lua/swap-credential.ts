@@ -29,10 +29,11 @@ export async function swapCredential(
   const lookup = (hash: string): string => args.lookupTemplate.replace('{hash}', hash);
   await redis.set(lookup(args.newHash), args.deviceId);
   const extra = Object.entries(args.extra).flat();
-  const [done, old] = (await SWAP_CREDENTIAL(redis, [args.deviceKey], [args.hashField, args.newHash, args.stagedField ?? '', ...extra])) as [
-    number,
-    string?,
-  ];
+  const [done, old] = (await SWAP_CREDENTIAL(
+    redis,
+    [args.deviceKey],
+    [args.hashField, args.newHash, args.stagedField ?? '', ...extra],
+  )) as [number, string?];
   if (done !== 1) {
     await redis.del(lookup(args.newHash));
     return done === 0 ? 'gone' : 'not-staged';

@@ -12,7 +12,12 @@ export interface HistoryDatabase {
  * Opens the history database at start: a pool, the migrations, and the hourly partition
  * maintenance. A node that cannot reach it or migrate it does not start.
  */
-export async function openHistoryDatabase(url: string, applicationName: string, retentionDays: number, logger: Logger): Promise<HistoryDatabase> {
+export async function openHistoryDatabase(
+  url: string,
+  applicationName: string,
+  retentionDays: number,
+  logger: Logger,
+): Promise<HistoryDatabase> {
   const pool = createPgPool(url, applicationName);
   try {
     const applied = await migrate(pool);

@@ -48,13 +48,10 @@ export async function* rawPointPages(
 ): AsyncGenerator<NumericPoint[]> {
   const where = 'device_id = $1 AND pin = $2 AND ts >= $3 AND ts <= $4 AND num IS NOT NULL';
   // The oldest of the newest `limit`: the first page starts there (or at `from` when fewer).
-  const cut = await pool.query<Cursor>(`SELECT ts::text AS ts, seq::text AS seq FROM points WHERE ${where} ORDER BY ts DESC, seq DESC OFFSET $5 LIMIT 1`, [
-    deviceId,
-    pin,
-    window.from,
-    window.to,
-    window.limit - 1,
-  ]);
+  const cut = await pool.query<Cursor>(
+    `SELECT ts::text AS ts, seq::text AS seq FROM points WHERE ${where} ORDER BY ts DESC, seq DESC OFFSET $5 LIMIT 1`,
+    [deviceId, pin, window.from, window.to, window.limit - 1],
+  );
   const first = cut.rows[0];
   let bound: { op: '>=' | '>'; at: Cursor } | null = first ? { op: '>=', at: first } : null;
   let left = window.limit;

@@ -38,7 +38,14 @@ export type PointRow = string & { readonly pointRow: unique symbol };
  * docs/benchmarks.md).
  */
 export function pointRow(p: StreamPoint): PointRow {
-  return JSON.stringify({ entry: p.entryId, device_id: p.deviceId, pin: p.pin, ms: p.ms, value: storable(p.value), num: numericValue(p.value) }) as PointRow;
+  return JSON.stringify({
+    entry: p.entryId,
+    device_id: p.deviceId,
+    pin: p.pin,
+    ms: p.ms,
+    value: storable(p.value),
+    num: numericValue(p.value),
+  }) as PointRow;
 }
 
 /**

@@ -49,7 +49,9 @@ async function alarmsOf(deviceId: string, query = ''): Promise<Alarm[]> {
 }
 
 async function noticesOf(deviceId: string): Promise<Array<{ title: string; priority: string }>> {
-  const res = await stack.request('GET', `/api/v1/notifications?projectId=${projectId}&deviceId=${deviceId}&limit=100`, { token: owner.token });
+  const res = await stack.request('GET', `/api/v1/notifications?projectId=${projectId}&deviceId=${deviceId}&limit=100`, {
+    token: owner.token,
+  });
   expect(res.status).toBe(200);
   return (res.body.data.notifications as Array<{ title: string; priority: string; createdAt: string }>)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -89,7 +91,9 @@ test('a value oscillating around the threshold inside the clear band raises one 
   // Past the clear threshold it clears; the next raise is the same record, counted.
   const events = collect(socket, 'alarm');
   await write(banded.id, ['24']);
-  await eventually(async () => expect(await alarmsOf(banded.id)).toEqual([expect.objectContaining({ state: 'cleared', clearedAt: expect.any(String) })]));
+  await eventually(async () =>
+    expect(await alarmsOf(banded.id)).toEqual([expect.objectContaining({ state: 'cleared', clearedAt: expect.any(String) })]),
+  );
   await write(banded.id, ['33']);
   await eventually(async () =>
     expect(await alarmsOf(banded.id)).toEqual([expect.objectContaining({ id: alarm!.id, state: 'active', raisedCount: 2, value: '33' })]),
@@ -105,8 +109,14 @@ test('no Temporal action per value: 20 values inside the condition are one edge,
   await addRule(device.id, { renotifySeconds: 60 });
   const signals = async () => (await stack.metrics())['dds_twin_calls_total{kind="signal",name="alarmEdge",outcome="sent"}'] ?? 0;
   const before = await signals();
-  await write(device.id, Array.from({ length: 20 }, (_, i) => String(40 + i)));
-  await eventually(async () => expect(await alarmsOf(device.id)).toEqual([expect.objectContaining({ raisedCount: 1, value: '40' })]), 15_000);
+  await write(
+    device.id,
+    Array.from({ length: 20 }, (_, i) => String(40 + i)),
+  );
+  await eventually(
+    async () => expect(await alarmsOf(device.id)).toEqual([expect.objectContaining({ raisedCount: 1, value: '40' })]),
+    15_000,
+  );
   await sleep(1_000); // the relay has had time to carry out anything more
   expect((await signals()) - before).toBe(1);
 }, 40_000);
@@ -172,8 +182,21 @@ test('the endpoints: filters, get, acknowledge and clear (again is a 200 that ch
   const id = alarm!.id;
   expect(Object.keys(alarm!).sort()).toEqual(
     [
-      'id', 'projectId', 'deviceId', 'ruleId', 'pin', 'severity', 'state', 'acknowledged', 'value', 'raisedCount',
-      'firstRaisedAt', 'lastRaisedAt', 'clearedAt', 'acknowledgedAt', 'acknowledgedBy',
+      'id',
+      'projectId',
+      'deviceId',
+      'ruleId',
+      'pin',
+      'severity',
+      'state',
+      'acknowledged',
+      'value',
+      'raisedCount',
+      'firstRaisedAt',
+      'lastRaisedAt',
+      'clearedAt',
+      'acknowledgedAt',
+      'acknowledgedBy',
     ].sort(),
   );
   expect(await alarmsOf(device.id, '&severity=critical')).toEqual([]);
@@ -201,11 +224,18 @@ test('the endpoints: filters, get, acknowledge and clear (again is a 200 that ch
   expect(cleared.body.data).toMatchObject({ state: 'cleared', acknowledged: true, clearedAt: expect.any(String) });
   const clearedAgain = await stack.request('POST', `/api/v1/alarms/${id}/clear`, { token: owner.token });
   expect(clearedAgain.body.data).toEqual(cleared.body.data);
-  await eventually(() => expect(events.filter((e) => e.id === id).map((e) => [e.state, e.acknowledged])).toEqual([['active', true], ['cleared', true]]));
+  await eventually(() =>
+    expect(events.filter((e) => e.id === id).map((e) => [e.state, e.acknowledged])).toEqual([
+      ['active', true],
+      ['cleared', true],
+    ]),
+  );
 
   // Cleared by hand while the value is still inside: the next value inside raises it anew.
   await write(device.id, ['98']);
-  await eventually(async () => expect(await alarmsOf(device.id)).toEqual([expect.objectContaining({ state: 'active', raisedCount: 2, acknowledged: false })]));
+  await eventually(async () =>
+    expect(await alarmsOf(device.id)).toEqual([expect.objectContaining({ state: 'active', raisedCount: 2, acknowledged: false })]),
+  );
 }, 40_000);
 
 test('a rule refuses bad alarm settings with the envelope', async () => {
@@ -227,7 +257,12 @@ test('a rule refuses bad alarm settings with the envelope', async () => {
       body: { projectId, deviceId: device.id, message: 'm', condition: 'gt', pin: 1, threshold: 30, ...body },
     });
     const fields = (res.body.error?.details ?? []).map((d: { field: string }) => d.field);
-    expect({ body, status: res.status, code: res.body.error?.code, fields }).toEqual({ body, status: 400, code: 'VALIDATION_ERROR', fields: [field] });
+    expect({ body, status: res.status, code: res.body.error?.code, fields }).toEqual({
+      body,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      fields: [field],
+    });
   }
   const ok = await stack.request('POST', '/api/v1/notifications/rules', {
     token: owner.token,
@@ -235,6 +270,9 @@ test('a rule refuses bad alarm settings with the envelope', async () => {
   });
   expect(ok.status).toBe(201);
   expect(ok.body.data).toMatchObject({ forSeconds: 5 });
-  const patched = await stack.request('PATCH', `/api/v1/notifications/rules/${ok.body.data.id}`, { token: owner.token, body: { message: 'n' } });
+  const patched = await stack.request('PATCH', `/api/v1/notifications/rules/${ok.body.data.id}`, {
+    token: owner.token,
+    body: { message: 'n' },
+  });
   expect(patched.body.data).toMatchObject({ forSeconds: 5, message: 'n' });
 });

@@ -74,14 +74,19 @@ test('the disconnect reason: a Last Will, a status message, a heartbeat timeout 
   await willing.publishAsync(statusTopic(device.id), 'online', { qos: 1 });
   await eventually(async () => expect((await deviceView(device.id)).status).toBe('online'));
   willing.stream.destroy(); // the connection drops: the broker publishes the Last Will
-  await eventually(async () => expect(await deviceView(device.id)).toMatchObject({ status: 'offline', disconnectReason: 'last will' }), 15_000);
+  await eventually(
+    async () => expect(await deviceView(device.id)).toMatchObject({ status: 'offline', disconnectReason: 'last will' }),
+    15_000,
+  );
   expect(statuses.filter((e) => e.deviceId === device.id).at(-1)).toMatchObject({ status: 'offline', reason: 'last will' });
 
   const polite = await connect(device);
   await polite.publishAsync(statusTopic(device.id), 'online', { qos: 1 });
   await eventually(async () => expect(await deviceView(device.id)).toMatchObject({ status: 'online', disconnectReason: null }));
   await polite.publishAsync(statusTopic(device.id), 'offline', { qos: 1 });
-  await eventually(async () => expect(await deviceView(device.id)).toMatchObject({ status: 'offline', disconnectReason: 'status message' }));
+  await eventually(async () =>
+    expect(await deviceView(device.id)).toMatchObject({ status: 'offline', disconnectReason: 'status message' }),
+  );
 
   // Online again, then silent: offline by timeout, no more than 1 s after lastSeen + timeout.
   await polite.publishAsync(statusTopic(device.id), 'online', { qos: 1 });

@@ -30,7 +30,13 @@ describe('register and login', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
-    expect(res.body.data.user).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada', plan: 'free', emailVerified: false });
+    expect(res.body.data.user).toEqual({
+      id: expect.any(String),
+      email: 'ada@example.com',
+      name: 'Ada',
+      plan: 'free',
+      emailVerified: false,
+    });
     expect(res.body.data.accessToken).toEqual(expect.any(String));
     expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.now());
 

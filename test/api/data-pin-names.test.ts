@@ -22,18 +22,23 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => stack.request(method, `/api/v1/data/${deviceId}/${path}`, { token: owner.token, body });
+const call = (method: string, path: string, body?: unknown) =>
+  stack.request(method, `/api/v1/data/${deviceId}/${path}`, { token: owner.token, body });
 
 test('D0 and A15 are written, read as latest and as history, and deleted by name', async () => {
   const at = new Date(Date.now() - 60_000).toISOString();
   expect((await call('POST', 'D0', { value: '1', timestamp: at })).body.data).toMatchObject({ pin: 'D0', value: '1' });
   expect((await call('POST', 'a15', { value: '512', timestamp: at })).body.data).toMatchObject({ pin: 'A15', value: '512' });
   expect((await call('GET', 'D0/latest')).body.data).toMatchObject({ value: '1' });
-  await eventually(async () => {
-    const history = await call('GET', 'A15');
-    expect(history.status).toBe(200);
-    expect(history.body.data).toMatchObject({ pin: 'A15', points: [{ value: 512 }] });
-  }, 20_000, 200);
+  await eventually(
+    async () => {
+      const history = await call('GET', 'A15');
+      expect(history.status).toBe(200);
+      expect(history.body.data).toMatchObject({ pin: 'A15', points: [{ value: 512 }] });
+    },
+    20_000,
+    200,
+  );
   expect((await call('DELETE', 'D0')).status).toBe(200);
   await eventually(async () => expect((await call('GET', 'D0')).body.data.points).toEqual([]), 20_000, 200);
 });

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { startStack, type Stack } from '../helpers/stack';
-import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, setPlan, writeValue, type TestUser } from '../helpers/fixtures';
+import {
+  connectAsDevice,
+  createDevice,
+  createProject,
+  mirrorStatus,
+  registerUser,
+  setPlan,
+  writeValue,
+  type TestUser,
+} from '../helpers/fixtures';
 import { eventually, sleep } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 

@@ -9,7 +9,12 @@ let stack: Stack;
 beforeAll(async () => {
   // One proxy in front, so each test speaks from client addresses of its own (X-Forwarded-For).
   stack = await startStack({
-    overrides: { TRUST_PROXY: '1', LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '5', LOGIN_FAILURE_WINDOW_S: String(WINDOW_S) },
+    overrides: {
+      TRUST_PROXY: '1',
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '5',
+      LOGIN_FAILURE_WINDOW_S: String(WINDOW_S),
+    },
   });
 }, 60_000);
 afterAll(async () => {
@@ -61,7 +66,8 @@ describe('login throttling', () => {
 
   it("counts the proxy's entry of X-Forwarded-For: addresses the client forged to its left change nothing", async () => {
     const from = address();
-    for (let i = 0; i < 5; i++) expect((await login(`nobody-${i}@example.com`, 'wrong-password', `${address()}, ${from}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await login(`nobody-${i}@example.com`, 'wrong-password', `${address()}, ${from}`)).status).toBe(401);
     expectThrottled(await login('nobody@example.com', 'wrong-password', `${address()}, ${address()}, ${from}`));
   });
 

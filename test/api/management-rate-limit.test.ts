@@ -70,7 +70,8 @@ describe('management rate limit per user', () => {
     await setPlan(stack.request, user, 'pro');
     const { key } = await createApiKey(stack.request, user);
     await roomInThisMinute();
-    for (let i = 0; i < 10; i++) expect((await stack.request('GET', '/external/api/v1/devices', { headers: { 'x-api-key': key } })).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await stack.request('GET', '/external/api/v1/devices', { headers: { 'x-api-key': key } })).status).toBe(200);
     for (let i = 0; i < 7; i++) expect((await projects(user, i)).status).toBe(200);
   });
 });

@@ -65,7 +65,11 @@ describe('projects', () => {
   it('hides a project from someone outside it (404, never 403)', async () => {
     const project = await createProject(stack.request, owner);
     const stranger = await registerUser(stack.request);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await stack.request(method, `/api/v1/projects/${project.id}`, { token: stranger.token, body });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('PROJECT_NOT_FOUND');
@@ -95,9 +99,7 @@ describe('projects', () => {
     const res = await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token });
     expect(res.status).toBe(204);
 
-    const leftovers = (await stack.redis.keys('*')).filter(
-      (k) => k.includes(project.id) || devices.some((d) => k.includes(d.id)),
-    );
+    const leftovers = (await stack.redis.keys('*')).filter((k) => k.includes(project.id) || devices.some((d) => k.includes(d.id)));
     expect(leftovers).toEqual([]);
     expect(await stack.redis.zscore(keys.userProjects(member.id), project.id)).toBeNull();
     expect((await stack.request('GET', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(404);

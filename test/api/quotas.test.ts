@@ -215,7 +215,8 @@ describe('concurrent creates at the last slot', () => {
       Array.from({ length: 8 }, (_, i) => post(user, '/api/v1/devices', { name: `racer-${i}`, projectId: project.id })),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 403, 403, 403, 403, 403, 403, 403]);
-    for (const refused of answers.filter((a) => a.status === 403)) expect(refused.body.error.details).toEqual({ resource: 'devices', limit: 3, used: 3 });
+    for (const refused of answers.filter((a) => a.status === 403))
+      expect(refused.body.error.details).toEqual({ resource: 'devices', limit: 3, used: 3 });
     expect((await stack.request('GET', '/api/v1/devices', { token: user.token })).body.data.total).toBe(FREE.devices);
   });
 
@@ -232,7 +233,9 @@ describe('concurrent creates at the last slot', () => {
     const project = await createProject(stack.request, owner);
     await addMember(stack.request, owner, project.id, await registerUser(stack.request), 'viewer');
     const candidates = await Promise.all(Array.from({ length: 5 }, () => registerUser(stack.request)));
-    const answers = await Promise.all(candidates.map((c) => post(owner, `/api/v1/projects/${project.id}/members`, { email: c.email, role: 'viewer' })));
+    const answers = await Promise.all(
+      candidates.map((c) => post(owner, `/api/v1/projects/${project.id}/members`, { email: c.email, role: 'viewer' })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 403, 403, 403, 403]);
   });
 });

@@ -106,5 +106,4 @@ describe('TRUST_PROXY=1 (one proxy in front): the address the proxy saw counts, 
     // Another client behind the same proxy has a budget of its own.
     expect((await register(stack, proxy, forged())).status).toBe(201);
   });
-
 });

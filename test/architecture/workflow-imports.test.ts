@@ -22,7 +22,8 @@ function workflowBundleProblems(entry: string): { files: string[]; problems: str
     if (seen.has(file)) continue;
     seen.add(file);
     const where = relative(ROOT, file);
-    if (IO_LAYERS.some((layer) => where.startsWith(layer))) problems.push(`${where} is an I/O layer, imported at run time by workflow code`);
+    if (IO_LAYERS.some((layer) => where.startsWith(layer)))
+      problems.push(`${where} is an I/O layer, imported at run time by workflow code`);
     for (const specifier of runtimeSpecifiers(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) {
         if (!ALLOWED_PACKAGES.has(specifier)) problems.push(`${where} imports ${specifier}`);
@@ -38,12 +39,16 @@ function workflowBundleProblems(entry: string): { files: string[]; problems: str
 
 test('workflow code imports nothing but @temporalio/workflow and pure project modules', () => {
   const { files, problems } = workflowBundleProblems(join(ROOT, 'workflows', 'index.ts'));
-  expect(files).toEqual(expect.arrayContaining(['workflows/twin/device-twin.ts', 'workflows/twin/liveness.ts', 'common/liveness.ts', 'common/pins.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining(['workflows/twin/device-twin.ts', 'workflows/twin/liveness.ts', 'common/liveness.ts', 'common/pins.ts']),
+  );
   expect(problems).toEqual([]);
 });
 
 test('the check sees what it must refuse', () => {
   expect(
-    runtimeSpecifiers("import { readFile } from 'node:fs';\nimport type { X } from '../store';\nexport { z } from './z';\nimport 'side-effect';"),
+    runtimeSpecifiers(
+      "import { readFile } from 'node:fs';\nimport type { X } from '../store';\nexport { z } from './z';\nimport 'side-effect';",
+    ),
   ).toEqual(['node:fs', 'side-effect', './z']);
 });

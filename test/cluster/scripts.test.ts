@@ -57,7 +57,12 @@ beforeAll(async () => {
   redis = createRedis(config, 'test-cluster-scripts', 10_000);
   expect(redis).toBeInstanceOf(Cluster);
   // Migrated as a gateway node migrates it at start (the range delete below reads it).
-  db = await openHistoryDatabase(config.DATABASE_URL as string, 'test-cluster-scripts', config.HISTORY_RETENTION_DAYS, createLogger('silent', 'test'));
+  db = await openHistoryDatabase(
+    config.DATABASE_URL as string,
+    'test-cluster-scripts',
+    config.HISTORY_RETENTION_DAYS,
+    createLogger('silent', 'test'),
+  );
   stores = createStores(redis, db.pool, config, randomBytes(32).toString('hex'));
   await (redis as Cluster).ping();
   // A monitor of its own per master (not a Cluster node's connection, which serves the stores).
@@ -142,7 +147,11 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(simple).not.toBeNull();
   const simpleHash = hashSecret(simple as string);
   expect(await stores.devices.idBySimpleTokenHash(simpleHash)).toBe(device.id);
-  expect(await stores.devices.simpleTokenHolder(simpleHash, device.id)).toEqual({ id: device.id, projectId: project.id, simpleApiEnabled: false });
+  expect(await stores.devices.simpleTokenHolder(simpleHash, device.id)).toEqual({
+    id: device.id,
+    projectId: project.id,
+    simpleApiEnabled: false,
+  });
   expect(await stores.devices.stageToken(device.id, 'dt_staged')).toBe(true);
   await stores.devices.dropStagedToken(device.id, 'dt_staged');
   expect(await stores.devices.isStagedToken(device.id, 'dt_staged')).toBe(false);
@@ -163,13 +172,33 @@ test('every script in store/lua runs on the cluster, each through the store call
     outbox,
   });
   expect(stored.projectId).toBe(project.id);
-  const imported = await importPoints(redis, { deviceId: device.id, readings: [{ pin: 'V2', value: '7', ms: at.getTime() }, { pin: 'V2', value: '8', ms: at.getTime() + 1 }], historyStream: history, historyStreamMax: 1_000_000 });
+  const imported = await importPoints(redis, {
+    deviceId: device.id,
+    readings: [
+      { pin: 'V2', value: '7', ms: at.getTime() },
+      { pin: 'V2', value: '8', ms: at.getTime() + 1 },
+    ],
+    historyStream: history,
+    historyStreamMax: 1_000_000,
+  });
   expect(imported.projectId).toBe(project.id);
   expect((await stores.pins.one(device.id, 'V2'))?.value).toBe('8');
   expect((await writeStatusAhead(redis, { deviceId: device.id, at: at.toISOString(), outbox })).written).toBe(true);
-  expect((await writeStatus(redis, { deviceId: device.id, status: 'online', statusChangedAt: at.toISOString(), lastSeen: at.toISOString() })).written).toBe(true);
+  expect(
+    (await writeStatus(redis, { deviceId: device.id, status: 'online', statusChangedAt: at.toISOString(), lastSeen: at.toISOString() }))
+      .written,
+  ).toBe(true);
   const ruleId = randomUUID();
-  const raised = await stores.alarms.raise({ edgeId: randomUUID(), projectId: project.id, deviceId: device.id, ruleId, pin: 'V1', severity: 'warning', value: '21', at: at.toISOString() });
+  const raised = await stores.alarms.raise({
+    edgeId: randomUUID(),
+    projectId: project.id,
+    deviceId: device.id,
+    ruleId,
+    pin: 'V1',
+    severity: 'warning',
+    value: '21',
+    at: at.toISOString(),
+  });
   expect(raised?.changed).toBe(true);
   const commandId = idInShardOf(device.id);
   const written = await storePoint(redis, {
@@ -205,10 +234,22 @@ test('every script in store/lua runs on the cluster, each through the store call
   for (const garbage of ['not-a-command', `${commandId}{s3}`, idInShardOf(randomUUID())]) {
     expect(await stores.commands.move(device.id, garbage, 'acknowledged')).toBeNull();
   }
-  expect(await writeTwinMessage(redis, outbox, { kind: 'info', payload: { deviceId: device.id, info: { firmwareVersion: '1.2.3' }, at: at.toISOString() } })).toBe(true);
-  expect(await writeTwinMessage(redis, outbox, { kind: 'status', payload: { deviceId: randomUUID(), status: 'offline', at: at.toISOString() } })).toBe(false);
+  expect(
+    await writeTwinMessage(redis, outbox, {
+      kind: 'info',
+      payload: { deviceId: device.id, info: { firmwareVersion: '1.2.3' }, at: at.toISOString() },
+    }),
+  ).toBe(true);
+  expect(
+    await writeTwinMessage(redis, outbox, { kind: 'status', payload: { deviceId: randomUUID(), status: 'offline', at: at.toISOString() } }),
+  ).toBe(false);
   // A second info in the same second is held for the window's end, then settled once told.
-  expect(await writeTwinMessage(redis, outbox, { kind: 'info', payload: { deviceId: device.id, info: { ipAddress: '192.0.2.7' }, at: at.toISOString() } })).toBe(true);
+  expect(
+    await writeTwinMessage(redis, outbox, {
+      kind: 'info',
+      payload: { deviceId: device.id, info: { ipAddress: '192.0.2.7' }, at: at.toISOString() },
+    }),
+  ).toBe(true);
   const held = createHeldTwinMessages(redis);
   const heldInfo = await held.read(device.id, 'info');
   expect(JSON.parse(heldInfo as string)).toMatchObject({ info: { ipAddress: '192.0.2.7' } });
@@ -292,12 +333,17 @@ test('every script in store/lua runs on the cluster, each through the store call
   const other = await stores.devices.create(second, owner.id);
   if (!other.created) throw new Error('device create refused');
   expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 1, devices: 1, members: 2 });
-  expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([{ type: 'device-retire', payload: { deviceId: other.device.id } }]);
+  expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([
+    { type: 'device-retire', payload: { deviceId: other.device.id } },
+  ]);
   expect(await stores.devices.get(other.device.id)).toBeNull();
   expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 0, devices: 0 });
   // A device create after its project's delete is refused, its broker account taken back.
   const late = newDevice(project.id, { name: 'd3', description: '', tags: [] });
-  expect(await stores.devices.create(late, owner.id)).toMatchObject({ created: false, retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } } });
+  expect(await stores.devices.create(late, owner.id)).toMatchObject({
+    created: false,
+    retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } },
+  });
   expect(await stores.devices.get(late.device.id)).toBeNull();
   expect(await stores.projects.listFor(owner.id)).toEqual([]);
 

@@ -79,7 +79,9 @@ test('an offline device: queued, then sent when it comes back, then acknowledged
   await eventually(() => expect(received).toEqual([{ pin: 'V4', value: '42' }]), 15_000);
   await eventually(async () => expect(await command(written.commandId)).toMatchObject({ state: 'sent', sentAt: expect.any(String) }));
   await client.publishAsync(`${root()}/${device.id}/pin/V4`, '42', { qos: 1 });
-  await eventually(async () => expect(await command(written.commandId)).toMatchObject({ state: 'acknowledged', acknowledgedAt: expect.any(String) }));
+  await eventually(async () =>
+    expect(await command(written.commandId)).toMatchObject({ state: 'acknowledged', acknowledgedAt: expect.any(String) }),
+  );
   await eventually(() => expect(statesOf(written.commandId)).toEqual(['queued', 'sent', 'acknowledged']));
 
   const list = await stack.request('GET', `/api/v1/devices/${device.id}/commands?limit=5`, { token: owner.token });
@@ -127,7 +129,12 @@ test('every app write answers its command id; unknown and foreign ids are 404', 
   const device = await createDevice(stack.request, owner, projectId);
   const bulk = await stack.request('POST', `/api/v1/data/${device.id}/bulk`, {
     token: owner.token,
-    body: { readings: [{ pin: 1, value: 'a' }, { pin: 2, value: 'b', timestamp: new Date(Date.now() - 60_000).toISOString() }] },
+    body: {
+      readings: [
+        { pin: 1, value: 'a' },
+        { pin: 2, value: 'b', timestamp: new Date(Date.now() - 60_000).toISOString() },
+      ],
+    },
   });
   expect(bulk.body.data.results).toEqual([
     expect.objectContaining({ pin: 1, commandId: expect.any(String) }),

@@ -47,7 +47,12 @@ describe('TRUST_PROXY', () => {
 describe('QUOTA_<PLAN>_MANAGEMENT_PER_MIN', () => {
   it("defaults to DESIGN §11's table and takes a whole number (0: no limit)", () => {
     const config = loadConfig({ QUOTA_PRO_MANAGEMENT_PER_MIN: '0' });
-    expect([config.QUOTA_FREE_MANAGEMENT_PER_MIN, config.QUOTA_PRO_MANAGEMENT_PER_MIN, config.QUOTA_PRO_PLUS_MANAGEMENT_PER_MIN, config.QUOTA_ENTERPRISE_MANAGEMENT_PER_MIN]).toEqual([600, 0, 3000, 6000]);
+    expect([
+      config.QUOTA_FREE_MANAGEMENT_PER_MIN,
+      config.QUOTA_PRO_MANAGEMENT_PER_MIN,
+      config.QUOTA_PRO_PLUS_MANAGEMENT_PER_MIN,
+      config.QUOTA_ENTERPRISE_MANAGEMENT_PER_MIN,
+    ]).toEqual([600, 0, 3000, 6000]);
     expect(refusal({ QUOTA_FREE_MANAGEMENT_PER_MIN: '-1' })?.problems).toEqual([expect.stringMatching(/^QUOTA_FREE_MANAGEMENT_PER_MIN: /)]);
   });
 });

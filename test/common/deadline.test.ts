@@ -9,7 +9,7 @@ test('work that settles in time gives its result and leaves no timer running', a
   expect(pendingTimers()).toBe(before);
 });
 
-test('work that is late is refused with the caller\'s error', async () => {
+test("work that is late is refused with the caller's error", async () => {
   const never = new Promise<string>(() => undefined);
   await expect(withDeadline(never, 10, () => new Error('no PUBACK within 10 ms'))).rejects.toThrow('no PUBACK within 10 ms');
   await expect(withDeadline(never, 10)).rejects.toThrow('no answer within 10 ms');

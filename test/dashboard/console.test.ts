@@ -67,7 +67,12 @@ test('the console serves index.html at / and on client routes, never on service 
   for (const p of ['/api/v1/nothing', '/external/api/v1/nothing', '/socket.io/nothing', '/metrics/x', '/healthz/x', '/readyz/x']) {
     const res = await fetch(`${stack.baseUrl}${p}`, { headers: { accept: 'text/html' } });
     const body = await res.text();
-    expect([p, res.status >= 400, res.headers.get('content-type')?.includes('text/html') ?? false, body === html]).toEqual([p, true, false, false]);
+    expect([p, res.status >= 400, res.headers.get('content-type')?.includes('text/html') ?? false, body === html]).toEqual([
+      p,
+      true,
+      false,
+      false,
+    ]);
   }
 });
 

@@ -40,7 +40,10 @@ test('the account screen mails a verify link; opening it verifies the address', 
   await p.getByText(`Link sent to ${user.email}`).waitFor();
 
   const token = await verifyToken(mailbox, user.email);
-  const link = mailbox.to(user.email).at(-1)?.body.match(/https?:\/\/\S+\/verify-email\?token=\S+/)?.[0];
+  const link = mailbox
+    .to(user.email)
+    .at(-1)
+    ?.body.match(/https?:\/\/\S+\/verify-email\?token=\S+/)?.[0];
   expect(link).toBe(`${stack.baseUrl}/verify-email?token=${token}`);
   await p.goto(link as string);
   await p.getByText(`${user.email} is verified`).waitFor();

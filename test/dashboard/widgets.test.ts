@@ -63,7 +63,10 @@ test('all 29 widget types render with their latest value', async () => {
   await page.goto(`${stack.baseUrl}/projects/${projectId}`);
   for (const [i, type] of TYPES.entries()) {
     const value = VALUES[type] ?? String(20 + i);
-    await page.locator(`[data-testid="widget-${type}"] [data-testid="widget-value"]`).and(page.locator(`[data-value=${JSON.stringify(value)}]`)).waitFor();
+    await page
+      .locator(`[data-testid="widget-${type}"] [data-testid="widget-value"]`)
+      .and(page.locator(`[data-value=${JSON.stringify(value)}]`))
+      .waitFor();
   }
   await page.setViewportSize({ width: 1280, height: 1900 });
   await screenshot(page, 'all-widgets');
@@ -109,7 +112,10 @@ test('a chart widget opens with the stored points of the last hour, not only the
   const pin = TYPES.indexOf('GRAPH');
   for (const minutesAgo of [30, 20, 10]) {
     const timestamp = new Date(Date.now() - minutesAgo * 60_000).toISOString();
-    const res = await stack.request('POST', `/api/v1/data/${deviceId}/${pin}`, { token: user.token, body: { value: String(minutesAgo), timestamp } });
+    const res = await stack.request('POST', `/api/v1/data/${deviceId}/${pin}`, {
+      token: user.token,
+      body: { value: String(minutesAgo), timestamp },
+    });
     expect(res.status).toBe(201);
   }
   await page.goto(`${stack.baseUrl}/projects/${projectId}`);

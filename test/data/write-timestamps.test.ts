@@ -39,7 +39,9 @@ describe('an imported reading dated more than 24 h ahead of the server clock', (
     const res = await stack.request('POST', `/api/v1/data/${deviceId}/bulk`, { token: owner.token, body: { readings } });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
-    expect(res.body.error.details).toEqual([{ field: 'body.readings.1.timestamp', problem: expect.stringContaining('24 hours in the future') }]);
+    expect(res.body.error.details).toEqual([
+      { field: 'body.readings.1.timestamp', problem: expect.stringContaining('24 hours in the future') },
+    ]);
     expect((await latest(2)).status).toBe(404);
   });
 
@@ -52,7 +54,12 @@ describe('an imported reading dated more than 24 h ahead of the server clock', (
     const past = ahead(-2 * HOUR);
     const bulk = await stack.request('POST', `/api/v1/data/${deviceId}/bulk`, {
       token: owner.token,
-      body: { readings: [{ pin: 4, value: '6', timestamp: past }, { pin: 4, value: '7', timestamp: ahead(HOUR) }] },
+      body: {
+        readings: [
+          { pin: 4, value: '6', timestamp: past },
+          { pin: 4, value: '7', timestamp: ahead(HOUR) },
+        ],
+      },
     });
     expect(bulk.status).toBe(200);
     expect(bulk.body.data.written).toBe(2);

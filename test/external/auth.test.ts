@@ -69,7 +69,11 @@ describe('external REST authentication (SPEC §5)', () => {
     expectError(refused, 403, 'PLAN_FEATURE_UNAVAILABLE');
     expect(rateHeaders(refused.headers)).toMatchObject({ limit: 0, remaining: 0 });
 
-    for (const [plan, limit] of [['pro', 60], ['pro_plus', 300], ['enterprise', 1000]] as const) {
+    for (const [plan, limit] of [
+      ['pro', 60],
+      ['pro_plus', 300],
+      ['enterprise', 1000],
+    ] as const) {
       await setPlan(stack.request, user, plan);
       const res = await get('/devices', userKey);
       expect(res.status).toBe(200);
@@ -106,7 +110,7 @@ describe('external REST authentication (SPEC §5)', () => {
 });
 
 describe('external REST device scope (SPEC §4.6 rule 3)', () => {
-  it('404 DEVICE_NOT_FOUND for a device outside the key owner\'s projects, a missing one, and a malformed id', async () => {
+  it("404 DEVICE_NOT_FOUND for a device outside the key owner's projects, a missing one, and a malformed id", async () => {
     const stranger = await registerUser(stack.request);
     await setPlan(stack.request, stranger, 'pro');
     const strangerKey = (await createApiKey(stack.request, stranger)).key;

@@ -54,9 +54,7 @@ describe('GET /devices/{deviceId} and /status: the external views (SPEC §2.5, �
 
   it('shows what the device reported once it is online', async () => {
     const device = await createDevice(stack.request, owner, projectId, 'Reporter');
-    connections.push(
-      await connectDevice(stack, device, { firmwareVersion: '1.4.2', ipAddress: '10.0.0.7', hardwareType: 'ESP32' }),
-    );
+    connections.push(await connectDevice(stack, device, { firmwareVersion: '1.4.2', ipAddress: '10.0.0.7', hardwareType: 'ESP32' }));
     const state = await stack.redis.hgetall(keys.deviceState(device.id));
 
     const one = await get(`/devices/${device.id}`);
@@ -103,13 +101,21 @@ describe('GET /devices: paging and the online filter (SPEC §4.6, §8)', () => {
 
   const list = (query = '') => stack.request('GET', `/external/api/v1/devices${query}`, { headers: { 'x-api-key': listKey } });
 
-  it('defaults to 50 from offset 0, across all the owner\'s projects, oldest first', async () => {
+  it("defaults to 50 from offset 0, across all the owner's projects, oldest first", async () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.meta).toEqual({ total: 55, limit: 50, offset: 0 });
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual(ids.slice(0, 50));
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['createdAt', 'description', 'hardwareType', 'id', 'isOnline', 'lastSeenAt', 'name']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual([
+      'createdAt',
+      'description',
+      'hardwareType',
+      'id',
+      'isOnline',
+      'lastSeenAt',
+      'name',
+    ]);
   });
 
   it('takes limit and offset (any offset, not only whole pages), up to 100', async () => {

@@ -25,7 +25,14 @@ export async function lockPin(request: Request, user: TestUser, deviceId: string
 }
 
 /** A VALUE_DISPLAY widget bound to V{pin} of a device, labelled, made through the widgets API. */
-export async function labelPin(request: Request, user: TestUser, projectId: string, deviceId: string, pin: number, label: string): Promise<void> {
+export async function labelPin(
+  request: Request,
+  user: TestUser,
+  projectId: string,
+  deviceId: string,
+  pin: number,
+  label: string,
+): Promise<void> {
   const res = await request('POST', '/api/v1/widgets', {
     token: user.token,
     body: { type: 'VALUE_DISPLAY', projectId, deviceId, pin, layout: { x: 0, y: 0, w: 2, h: 1 }, config: { label } },

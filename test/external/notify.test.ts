@@ -34,7 +34,7 @@ async function stored(id: string): Promise<Record<string, unknown>> {
 }
 
 describe('POST /devices/{deviceId}/notify (SPEC §4.6)', () => {
-  it('answers the notificationId and stores a device notification in the device\'s project', async () => {
+  it("answers the notificationId and stores a device notification in the device's project", async () => {
     const res = await notify({ title: 'Door', message: 'The door opened', priority: 'high' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: { notificationId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
@@ -51,13 +51,19 @@ describe('POST /devices/{deviceId}/notify (SPEC §4.6)', () => {
       read: false,
       createdAt: expect.any(String),
     });
-    expect(await stack.redis.zscore(keys.projectMemberUnreadNotifications(projectId, owner.id), res.body.data.notificationId)).not.toBeNull();
+    expect(
+      await stack.redis.zscore(keys.projectMemberUnreadNotifications(projectId, owner.id), res.body.data.notificationId),
+    ).not.toBeNull();
   });
 
   it('defaults the title to "Device Notification" and the priority to normal', async () => {
     const res = await notify({ message: 'hello' });
     expect(res.status).toBe(200);
-    expect(await stored(res.body.data.notificationId)).toMatchObject({ title: 'Device Notification', priority: 'normal', message: 'hello' });
+    expect(await stored(res.body.data.notificationId)).toMatchObject({
+      title: 'Device Notification',
+      priority: 'normal',
+      message: 'hello',
+    });
   });
 
   it('accepts a title of 100 and a message of 500 characters', async () => {

@@ -42,7 +42,10 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     const device = await createDevice(stack.request, owner, projectId);
     const res = await call('PUT', `/devices/${device.id}/pins/V1`, { value: '21.5' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    expect(res.body).toEqual({
+      success: true,
+      data: { pin: 'V1', value: '21.5', delivered: false, updatedAt: iso, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    });
     expect(rateHeaders(res.headers).limit).toBe(1000);
     expect(await latest(device.id, 'V1')).toEqual({ value: '21.5', updatedAt: res.body.data.updatedAt, origin: 'app' });
     expect(await stack.history(device.id, 'V1')).toEqual([{ value: '21.5', timestamp: res.body.data.updatedAt }]);
@@ -54,7 +57,13 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     connections.push(connection);
     const res = await call('PUT', `/devices/${device.id}/pins/d3`, { value: '1' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ pin: 'D3', value: '1', delivered: true, updatedAt: iso, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(res.body.data).toEqual({
+      pin: 'D3',
+      value: '1',
+      delivered: true,
+      updatedAt: iso,
+      commandId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     await eventually(() => expect(connection.commands).toEqual([{ pin: 'D3', value: '1' }]));
   });
 
@@ -96,7 +105,11 @@ describe('PUT /devices/{deviceId}/pins/{pin} (SPEC §4.6)', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
-      error: { code: 'INVALID_PIN', message: expect.any(String), details: [{ field: 'body.value', problem: expect.stringContaining(problem) }] },
+      error: {
+        code: 'INVALID_PIN',
+        message: expect.any(String),
+        details: [{ field: 'body.value', problem: expect.stringContaining(problem) }],
+      },
     });
     expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
@@ -218,7 +231,15 @@ describe('PATCH /devices/{deviceId}/pins: batch (SPEC §4.6 rules 1–2, §8)', 
   });
 
   it.each([
-    ['an invalid pin name among valid ones', { pins: [{ pin: 'V1', value: '1' }, { pin: 'nope', value: '2' }] }],
+    [
+      'an invalid pin name among valid ones',
+      {
+        pins: [
+          { pin: 'V1', value: '1' },
+          { pin: 'nope', value: '2' },
+        ],
+      },
+    ],
     ['an empty batch', { pins: [] }],
     ['no pins array', { values: [] }],
     ['an entry without value', { pins: [{ pin: 'V1' }] }],
@@ -240,7 +261,13 @@ describe('GET /devices/{deviceId}/history/{pin} (SPEC §4.6, §8)', () => {
 
   beforeAll(async () => {
     deviceId = (await createDevice(stack.request, owner, projectId)).id;
-    for (const [minute, value] of [[0, '1'], [1, 'two'], [2, 'a:b'], [3, '4'], [4, '5']] as const) {
+    for (const [minute, value] of [
+      [0, '1'],
+      [1, 'two'],
+      [2, 'a:b'],
+      [3, '4'],
+      [4, '5'],
+    ] as const) {
       const res = await stack.request('POST', `/api/v1/data/${deviceId}/8`, { token: owner.token, body: { value, timestamp: at(minute) } });
       expect(res.status).toBe(201);
     }

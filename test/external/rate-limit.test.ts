@@ -65,7 +65,10 @@ describe('rate limits per plan (SPEC §8, DESIGN §9)', () => {
   });
 
   it('scales with the plan: Pro Plus 300, Enterprise 1000 a minute', async () => {
-    for (const [plan, limit] of [['pro_plus', 300], ['enterprise', 1000]] as const) {
+    for (const [plan, limit] of [
+      ['pro_plus', 300],
+      ['enterprise', 1000],
+    ] as const) {
       const { key } = await caller(plan);
       const res = await devices(key);
       expect(rateHeaders(res.headers)).toMatchObject({ limit, remaining: limit - 1 });

@@ -54,11 +54,18 @@ test('writes answered delivered:false while the broker was down reach the online
     await broker.stop();
     const stoppedAt = Date.now();
     const writes = await Promise.all([
-      answerWithin(2000, 'POST /api/v1/data', stack.request('POST', `/api/v1/data/${device.id}/7`, { token: owner.token, body: { value: 'mgmt' } })),
+      answerWithin(
+        2000,
+        'POST /api/v1/data',
+        stack.request('POST', `/api/v1/data/${device.id}/7`, { token: owner.token, body: { value: 'mgmt' } }),
+      ),
       answerWithin(
         2000,
         'PUT external pin',
-        stack.request('PUT', `/external/api/v1/devices/${device.id}/pins/V8`, { headers: { 'X-API-Key': apiKey }, body: { value: 'external' } }),
+        stack.request('PUT', `/external/api/v1/devices/${device.id}/pins/V8`, {
+          headers: { 'X-API-Key': apiKey },
+          body: { value: 'external' },
+        }),
       ),
       answerWithin(2000, 'GET simple /update', stack.request('GET', `/external/api/update?token=${simpleToken}&pin=V9&value=simple`)),
     ]);

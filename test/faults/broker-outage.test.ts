@@ -99,8 +99,12 @@ test('broker stopped: a project deleted meanwhile answers 204 within 2 s, and it
   expect(deleted.status).toBe(204);
   await broker.restart();
   // The relay removes the account once the broker answers again: the device's login is refused.
-  await eventually(async () => {
-    await expect(connectAsDevice(stack.config.MQTT_URL, device, { connectTimeout: 2000 })).rejects.toThrow(/Not authorized/i);
-  }, 30_000, 500);
+  await eventually(
+    async () => {
+      await expect(connectAsDevice(stack.config.MQTT_URL, device, { connectTimeout: 2000 })).rejects.toThrow(/Not authorized/i);
+    },
+    30_000,
+    500,
+  );
   await eventually(async () => expect((await stack.metrics()).dds_outbox_pending).toBe(0));
 }, 60_000);

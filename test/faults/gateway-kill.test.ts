@@ -5,7 +5,7 @@
  * is sent again when it is back.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process';
 import { startStack, type Stack } from '../helpers/stack';
@@ -48,14 +48,11 @@ async function gatewayNode(nodeId: string, credentialKey: string): Promise<Gatew
   return node;
 }
 
-
 test('every value the broker acknowledged while a node was killed and restarted is stored', async () => {
   const projectId = (await createProject(stack.request, owner)).id;
   const devices = await Promise.all(Array.from({ length: DEVICES }, (_, i) => createDevice(stack.request, owner, projectId, `meter-${i}`)));
   for (const d of devices) {
-    clients.push(
-      await connectAsDevice(stack.config.MQTT_URL, d),
-    );
+    clients.push(await connectAsDevice(stack.config.MQTT_URL, d));
   }
 
   const nodeId = `kill-${randomUUID().slice(0, 8)}`;
@@ -81,6 +78,8 @@ test('every value the broker acknowledged while a node was killed and restarted 
   // when it has stood still for STALL_MS.
   const missing = await missingAfterDrain(() => notYetStored(stack.request, owner, devices, acknowledged), STALL_MS);
   expect(missing).toEqual([]);
-  console.log(`gateway kill: ${total()} values acknowledged by the broker to ${DEVICES} devices (${atKill} before the kill, ${atRestart - atKill} while the node was down), all stored`);
+  console.log(
+    `gateway kill: ${total()} values acknowledged by the broker to ${DEVICES} devices (${atKill} before the kill, ${atRestart - atKill} while the node was down), all stored`,
+  );
   await node.stop();
 }, 300_000);

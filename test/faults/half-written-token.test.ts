@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 const regenerate = (deviceId: string): Promise<HttpResult> =>
-  answerWithin(2500, 'POST regenerate-token', stack.request('POST', `/api/v1/devices/${deviceId}/regenerate-token`, { token: owner.token }));
+  answerWithin(
+    2500,
+    'POST regenerate-token',
+    stack.request('POST', `/api/v1/devices/${deviceId}/regenerate-token`, { token: owner.token }),
+  );
 
 async function logsIn(device: { id: string; token: string }): Promise<boolean> {
   try {

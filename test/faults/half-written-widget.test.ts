@@ -95,6 +95,9 @@ test('Temporal frozen: 503 (temporal), no widget, and no lock once Temporal is b
   await eventually(async () => expect((await stack.request('GET', '/readyz')).status).toBe(200), 15_000);
   await expectNothingStored(res, 'temporal');
   // An Update sent after the create's: once it is answered, a lock the create's Update took late is in the mirror.
-  await eventually(async () => expect((await stack.request('PUT', `/api/v1/devices/${device.id}/pins/9/lock`, { token: owner.token })).status).toBe(200), 15_000);
+  await eventually(
+    async () => expect((await stack.request('PUT', `/api/v1/devices/${device.id}/pins/9/lock`, { token: owner.token })).status).toBe(200),
+    15_000,
+  );
   await eventually(async () => expect((await locks(device.id)).map((l) => l.pin)).toEqual(['V9']), 30_000, 250);
 }, 90_000);

@@ -53,7 +53,11 @@ test('a 202 token change whose node was SIGKILLed before the broker woke still r
   broker.freeze();
   let res: HttpResult;
   try {
-    res = await answerWithin(2500, 'POST regenerate-token', first.request('POST', `/api/v1/devices/${device.id}/regenerate-token`, { token: owner.token }));
+    res = await answerWithin(
+      2500,
+      'POST regenerate-token',
+      first.request('POST', `/api/v1/devices/${device.id}/regenerate-token`, { token: owner.token }),
+    );
     expect(res.status).toBe(202);
     first.child.kill('SIGKILL');
   } finally {
@@ -63,8 +67,12 @@ test('a 202 token change whose node was SIGKILLed before the broker woke still r
   const second = await node();
   await eventually(async () => expect(await logsIn({ id: device.id, token })).toBe(true), 30_000, 250);
   expect(await logsIn(device)).toBe(false);
-  await eventually(async () => {
-    const read = await second.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token });
-    expect(read.body.data.token).toBe(`dt_…${token.slice(-4)}`);
-  }, 30_000, 250);
+  await eventually(
+    async () => {
+      const read = await second.request('GET', `/api/v1/devices/${device.id}`, { token: owner.token });
+      expect(read.body.data.token).toBe(`dt_…${token.slice(-4)}`);
+    },
+    30_000,
+    250,
+  );
 }, 120_000);

@@ -51,13 +51,19 @@ async function killMidBatch(): Promise<Killed> {
   const projectId = (await createProject(node.request, owner)).id;
   const device = await createDevice(node.request, owner, projectId);
   const start = Date.now() - 2 * 3_600_000;
-  const readings = Array.from({ length: 1000 }, (_, i) => ({ pin: 4, value: String((i * 13) % 29), timestamp: new Date(start + i * 3_001).toISOString() }));
+  const readings = Array.from({ length: 1000 }, (_, i) => ({
+    pin: 4,
+    value: String((i * 13) % 29),
+    timestamp: new Date(start + i * 3_001).toISOString(),
+  }));
   await db.query('BEGIN');
   await db.query('LOCK TABLE rollup_1m IN SHARE ROW EXCLUSIVE MODE');
   const bulk = await node.request('POST', `/api/v1/data/${device.id}/bulk`, { token: owner.token, body: { readings } });
   expect(bulk.status).toBe(200);
   await eventually(async () => {
-    const waiting = await rows(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [`dds-gateway-${node.env.NODE_ID}`]);
+    const waiting = await rows(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [
+      `dds-gateway-${node.env.NODE_ID}`,
+    ]);
     expect(waiting).toHaveLength(1);
   });
   node.child.kill('SIGKILL');
@@ -69,16 +75,25 @@ async function killMidBatch(): Promise<Killed> {
 
 /** Every reading is one point and counted once in the rollups, read through `request`. */
 async function expectCountedOnce(request: GatewayProcess['request'], { owner, deviceId, readings, start }: Killed): Promise<void> {
-  const points = await eventually(async () => {
-    const res = await request('GET', `/api/v1/data/${deviceId}/4?from=${new Date(start - 1).toISOString()}&limit=5000`, { token: owner.token });
-    expect(res.status).toBe(200);
-    expect(res.body.data.points).toHaveLength(readings.length);
-    return res.body.data.points as { value: number }[];
-  }, 30_000, 250);
+  const points = await eventually(
+    async () => {
+      const res = await request('GET', `/api/v1/data/${deviceId}/4?from=${new Date(start - 1).toISOString()}&limit=5000`, {
+        token: owner.token,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data.points).toHaveLength(readings.length);
+      return res.body.data.points as { value: number }[];
+    },
+    30_000,
+    250,
+  );
   expect(points.map((p) => p.value)).toEqual(readings.map((r) => Number(r.value)));
   const [stored] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM points WHERE device_id = $1', [deviceId]);
   expect(stored?.n).toBe(readings.length);
-  const [rolled] = await rows<{ n: number; sum: number }>('SELECT sum(count)::int AS n, sum(sum)::float8 AS sum FROM rollup_1m WHERE device_id = $1', [deviceId]);
+  const [rolled] = await rows<{ n: number; sum: number }>(
+    'SELECT sum(count)::int AS n, sum(sum)::float8 AS sum FROM rollup_1m WHERE device_id = $1',
+    [deviceId],
+  );
   expect(rolled).toEqual({ n: readings.length, sum: readings.reduce((s, r) => s + Number(r.value), 0) });
   const rollups = await rows(`SELECT minute, count::int, sum, min, max FROM rollup_1m WHERE device_id = $1 ORDER BY minute`, [deviceId]);
   const recomputed = await rows(

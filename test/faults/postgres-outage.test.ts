@@ -32,7 +32,8 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-const api = (method: string, path: string, body?: unknown): Promise<HttpResult> => stack.request(method, `/api/v1${path}`, { token: owner.token, body });
+const api = (method: string, path: string, body?: unknown): Promise<HttpResult> =>
+  stack.request(method, `/api/v1${path}`, { token: owner.token, body });
 const write = (value: number): Promise<HttpResult> =>
   api('POST', `/data/${deviceId}/2`, { value: String(value), timestamp: new Date(Date.now() - 1000 + value).toISOString() });
 
@@ -60,16 +61,22 @@ it('takes writes into the stream while PostgreSQL is down, up to the bound; read
     expect(metrics.dds_history_lag_seconds).toBeGreaterThan(0);
   });
   expectPostgres503(await answerWithin(READ_ANSWER_WITHIN_MS, 'raw read', api('GET', `/data/${deviceId}/2`)));
-  expectPostgres503(await answerWithin(READ_ANSWER_WITHIN_MS, 'aggregate read', api('GET', `/data/${deviceId}/2?aggregate=sum&interval=1h`)));
+  expectPostgres503(
+    await answerWithin(READ_ANSWER_WITHIN_MS, 'aggregate read', api('GET', `/data/${deviceId}/2?aggregate=sum&interval=1h`)),
+  );
   // The latest value is Redis's: it still answers, and it is the last accepted write.
   expect((await api('GET', `/data/${deviceId}/2/latest`)).body.data.value).toBe(String(STREAM_MAX));
 
   await postgres.restart();
-  const points = await eventually(async () => {
-    const res = await api('GET', `/data/${deviceId}/2?limit=1000`);
-    expect(res.status).toBe(200);
-    return res.body.data.points as { value: number }[];
-  }, 30_000, 250);
+  const points = await eventually(
+    async () => {
+      const res = await api('GET', `/data/${deviceId}/2?limit=1000`);
+      expect(res.status).toBe(200);
+      return res.body.data.points as { value: number }[];
+    },
+    30_000,
+    250,
+  );
   expect(points.map((p) => p.value)).toEqual(accepted);
   const sum = await api('GET', `/data/${deviceId}/2?aggregate=sum&interval=1d`);
   expect(sum.body.data.points.reduce((n: number, p: { value: number }) => n + p.value, 0)).toBe(accepted.reduce((a, b) => a + b, 0));
@@ -81,7 +88,11 @@ it('counts a bulk import in readings against the bound, for single writes too; a
   const start = Date.now() - 60_000;
   const bulk = (from: number, count: number): Promise<HttpResult> =>
     api('POST', `/data/${deviceId}/bulk`, {
-      readings: Array.from({ length: count }, (_, i) => ({ pin: 3, value: String(from + i), timestamp: new Date(start + (from + i) * 10).toISOString() })),
+      readings: Array.from({ length: count }, (_, i) => ({
+        pin: 3,
+        value: String(from + i),
+        timestamp: new Date(start + (from + i) * 10).toISOString(),
+      })),
     });
   await postgres.stop();
   const bulkSize = STREAM_MAX - 10;
@@ -95,11 +106,15 @@ it('counts a bulk import in readings against the bound, for single writes too; a
   await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(STREAM_MAX));
 
   await postgres.restart();
-  const points = await eventually(async () => {
-    const res = await api('GET', `/data/${deviceId}/3?limit=1000`);
-    expect(res.status).toBe(200);
-    return res.body.data.points as { value: number }[];
-  }, 30_000, 250);
+  const points = await eventually(
+    async () => {
+      const res = await api('GET', `/data/${deviceId}/3?limit=1000`);
+      expect(res.status).toBe(200);
+      return res.body.data.points as { value: number }[];
+    },
+    30_000,
+    250,
+  );
   expect(points.map((p) => p.value)).toEqual(Array.from({ length: STREAM_MAX }, (_, i) => i));
   await eventually(async () => expect((await stack.metrics()).dds_history_backlog).toBe(0));
   // The bound is free again, for a bulk as large as it.

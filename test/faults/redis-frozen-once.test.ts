@@ -33,7 +33,9 @@ afterAll(async () => {
 });
 
 const history = async (deviceId: string): Promise<string[]> => {
-  const res = await stack.request('GET', `/api/v1/data/${deviceId}/1?limit=1000&from=${new Date(Date.now() - 600_000).toISOString()}`, { token: owner.token });
+  const res = await stack.request('GET', `/api/v1/data/${deviceId}/1?limit=1000&from=${new Date(Date.now() - 600_000).toISOString()}`, {
+    token: owner.token,
+  });
   expect(res.status).toBe(200);
   return (res.body.data.points as Array<{ value: number }>).map((p) => String(p.value)).sort((a, b) => Number(a) - Number(b));
 };
@@ -49,20 +51,28 @@ test('values whose store step timed out and was tried again while Redis was froz
   redis.freeze();
   const acknowledged = Array.from({ length: VALUES }, (_, i) => client!.publishAsync(topic, String(i + 1), { qos: 1 }));
   // Stalled: the steps timed out (REDIS_COMMAND_TIMEOUT_MS) and their retries are queued behind them in Redis's socket.
-  await eventually(async () => {
-    const ready = await stack.request('GET', '/readyz');
-    expect(ready.body.error?.details).toEqual(expect.arrayContaining([{ field: 'ingest', problem: expect.stringMatching(/^stalled/) }]));
-  }, 20_000, 200);
+  await eventually(
+    async () => {
+      const ready = await stack.request('GET', '/readyz');
+      expect(ready.body.error?.details).toEqual(expect.arrayContaining([{ field: 'ingest', problem: expect.stringMatching(/^stalled/) }]));
+    },
+    20_000,
+    200,
+  );
   await eventually(async () => expect((await stack.metrics())['dds_mqtt_retries_total']).toBeGreaterThanOrEqual(VALUES), 20_000, 200);
   redis.thaw();
 
   await Promise.all(acknowledged);
   // Every try is done once the gateway has handled each message (the broker's PUBACK to the device came long before).
-  await eventually(async () => {
-    const metrics = await stack.metrics();
-    expect(metrics).toMatchObject({ dds_mqtt_messages_total: VALUES + 1, dds_mqtt_in_flight: 0 });
-    expect(metrics['dds_mqtt_duplicates_total']).toBeGreaterThanOrEqual(1);
-  }, 20_000, 200);
+  await eventually(
+    async () => {
+      const metrics = await stack.metrics();
+      expect(metrics).toMatchObject({ dds_mqtt_messages_total: VALUES + 1, dds_mqtt_in_flight: 0 });
+      expect(metrics['dds_mqtt_duplicates_total']).toBeGreaterThanOrEqual(1);
+    },
+    20_000,
+    200,
+  );
   const expected = ['0', ...Array.from({ length: VALUES }, (_, i) => String(i + 1))];
   await eventually(async () => expect((await history(device.id)).length).toBeGreaterThanOrEqual(expected.length), 20_000, 200);
   expect(await history(device.id)).toEqual(expected);

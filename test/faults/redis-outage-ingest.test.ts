@@ -36,7 +36,6 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-
 test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is stored, and ingest resumes within 10 s', async () => {
   const projectId = (await createProject(stack.request, owner)).id;
   const devices = await Promise.all(Array.from({ length: DEVICES }, (_, i) => createDevice(stack.request, owner, projectId, `meter-${i}`)));
@@ -49,11 +48,15 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
 
   await redis.stop();
   const stoppedAt = Date.now();
-  await eventually(async () => {
-    const ready = await stack.request('GET', '/readyz');
-    expect(ready.status).toBe(503);
-    expect(ready.body.error.details).toEqual(expect.arrayContaining([{ field: 'ingest', problem: expect.stringMatching(/^stalled/) }]));
-  }, 10_000, 200);
+  await eventually(
+    async () => {
+      const ready = await stack.request('GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.details).toEqual(expect.arrayContaining([{ field: 'ingest', problem: expect.stringMatching(/^stalled/) }]));
+    },
+    10_000,
+    200,
+  );
   await sleep(Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)));
   const atStop = total();
   await redis.restart();
@@ -61,10 +64,14 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
 
   // Values are stored again: a device's latest value is one stored after Redis came back (read on
   // the test's own connection, which waits longer than the API's 1 s deadline on a loaded machine).
-  await eventually(async () => {
-    const latest = JSON.parse((await stack.redis.hget(keys.devicePins(devices[0]!.id), 'V1')) ?? '{}') as { updatedAt?: string };
-    expect(Date.parse(latest.updatedAt ?? '')).toBeGreaterThanOrEqual(restartedAt);
-  }, 10_000, 100);
+  await eventually(
+    async () => {
+      const latest = JSON.parse((await stack.redis.hget(keys.devicePins(devices[0]!.id), 'V1')) ?? '{}') as { updatedAt?: string };
+      expect(Date.parse(latest.updatedAt ?? '')).toBeGreaterThanOrEqual(restartedAt);
+    },
+    10_000,
+    100,
+  );
   const resumedMs = Date.now() - restartedAt;
   expect(resumedMs).toBeLessThan(10_000);
   await eventually(() => expect(total()).toBeGreaterThan(atStop + 100), 20_000);
@@ -73,5 +80,7 @@ test('every QoS 1 value the broker acknowledged during a 60 s Redis outage is st
   const missing = await missingAfterDrain(() => notYetStored(stack.request, owner, devices, acknowledged), STALL_MS);
   expect(missing).toEqual([]);
   expect((await stack.request('GET', '/readyz')).status).toBe(200);
-  console.log(`redis outage: ${total()} values acknowledged to ${DEVICES} devices (${atStop} by the end of the outage), all stored; ingest resumed ${resumedMs} ms after Redis`);
+  console.log(
+    `redis outage: ${total()} values acknowledged to ${DEVICES} devices (${atStop} by the end of the outage), all stored; ingest resumed ${resumedMs} ms after Redis`,
+  );
 }, 300_000);

@@ -27,7 +27,8 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-const statusOf = async (deviceId: string) => (await stack.request('GET', `/api/v1/devices/${deviceId}/status`, { token: owner.token })).body.data;
+const statusOf = async (deviceId: string) =>
+  (await stack.request('GET', `/api/v1/devices/${deviceId}/status`, { token: owner.token })).body.data;
 
 test('info and status sent while Temporal is stopped for 60 s reach the twins once it is back', async () => {
   const root = stack.config.MQTT_TOPIC_ROOT;
@@ -45,7 +46,11 @@ test('info and status sent while Temporal is stopped for 60 s reach the twins on
     await temporal.stop();
     const stoppedAt = Date.now();
     for (const [i, d] of devices.entries()) {
-      await clients[i]!.publishAsync(`${root}/${d.id}/info`, JSON.stringify({ firmwareVersion: `2.0.${i}`, ipAddress: `192.0.2.${i + 1}` }), { qos: 1 });
+      await clients[i]!.publishAsync(
+        `${root}/${d.id}/info`,
+        JSON.stringify({ firmwareVersion: `2.0.${i}`, ipAddress: `192.0.2.${i + 1}` }),
+        { qos: 1 },
+      );
     }
     // The first device says it goes offline; the others stay online, sending values (activity
     // the twins read from Redis at their check-backs: the outage outlasts the heartbeat timeout).
@@ -60,7 +65,11 @@ test('info and status sent while Temporal is stopped for 60 s reach the twins on
       for (const [i, d] of devices.entries()) {
         await eventually(
           async () =>
-            expect(await statusOf(d.id)).toMatchObject({ status: i === 0 ? 'offline' : 'online', firmwareVersion: `2.0.${i}`, ipAddress: `192.0.2.${i + 1}` }),
+            expect(await statusOf(d.id)).toMatchObject({
+              status: i === 0 ? 'offline' : 'online',
+              firmwareVersion: `2.0.${i}`,
+              ipAddress: `192.0.2.${i + 1}`,
+            }),
           // The relay's retries back off to a minute while Temporal is down.
           120_000,
           500,

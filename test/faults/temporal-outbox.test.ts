@@ -76,7 +76,10 @@ test('a device created and a threshold crossed while Temporal is down get their 
   });
 
   await temporal.stop();
-  const created = await stack.request('POST', '/api/v1/devices', { token: owner.token, body: { projectId, name: 'made during the outage' } });
+  const created = await stack.request('POST', '/api/v1/devices', {
+    token: owner.token,
+    body: { projectId, name: 'made during the outage' },
+  });
   expect(created.status).toBe(201);
   const newDevice: string = created.body.data.id;
   const crossing = await stack.request('POST', `/api/v1/data/${device.id}/1`, { token: owner.token, body: { value: '90' } });
@@ -102,7 +105,11 @@ test('a device created and a threshold crossed while Temporal is down get their 
 async function twinsOf(): Promise<{ client: Client; twins: ReturnType<typeof createTwinClient> }> {
   connection ??= await Connection.connect({ address: temporal.address });
   const client = new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE });
-  const twins = createTwinClient({ client, taskQueue: stack.config.TEMPORAL_TASK_QUEUE, heartbeatTimeoutS: stack.config.DEVICE_HEARTBEAT_TIMEOUT_S });
+  const twins = createTwinClient({
+    client,
+    taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
+    heartbeatTimeoutS: stack.config.DEVICE_HEARTBEAT_TIMEOUT_S,
+  });
   return { client, twins };
 }
 
@@ -126,11 +133,7 @@ test('a rule created and a device deleted while Temporal is down reach their twi
   await sleep(OUTAGE_MS);
   temporal = await startPrivateTemporal();
   const { client, twins } = await twinsOf();
-  await eventually(
-    async () => expect((await twins.state(watched.id))?.rules.map((r) => r.id)).toEqual([rule.body.data.id]),
-    90_000,
-    500,
-  );
+  await eventually(async () => expect((await twins.state(watched.id))?.rules.map((r) => r.id)).toEqual([rule.body.data.id]), 90_000, 500);
   await eventually(
     async () => expect((await client.workflow.getHandle(twinWorkflowId(deleted.id)).describe()).status.name).toBe('COMPLETED'),
     30_000,

@@ -65,12 +65,16 @@ test('a step that meets a stopped Redis is retried until Redis is back, across a
   await answerWithin(WORKER_STOPS_WITHIN_MS, 'worker stop during the outage', env.stopWorker());
   await env.startWorker();
   await redis.restart();
-  await eventually(async () => {
-    const now = await mirror(env.redis, device.deviceId);
-    expect(now.status).toBe('online');
-    expect(now.statusChangedAt).toBe(at);
-    expect(now.firmwareVersion).toBe('3.1.4');
-  }, 60_000, 250);
+  await eventually(
+    async () => {
+      const now = await mirror(env.redis, device.deviceId);
+      expect(now.status).toBe('online');
+      expect(now.statusChangedAt).toBe(at);
+      expect(now.firmwareVersion).toBe('3.1.4');
+    },
+    60_000,
+    250,
+  );
   expect(await env.twins.state(device.deviceId)).toMatchObject({ status: 'online' });
   const kinds = await eventKinds(device.deviceId);
   expect(kinds).not.toContain('task failed');

@@ -58,9 +58,19 @@ test('a lock taken for a widget its node died before storing is released by the 
   const res = await first
     .request('POST', '/api/v1/widgets', {
       token: owner.token,
-      body: { type: 'KEYPAD', projectId, deviceId: device.id, pin: 5, layout: { x: 0, y: 0, w: 2, h: 2 }, config: { label: 'Door', locked: true } },
+      body: {
+        type: 'KEYPAD',
+        projectId,
+        deviceId: device.id,
+        pin: 5,
+        layout: { x: 0, y: 0, w: 2, h: 2 },
+        config: { label: 'Door', locked: true },
+      },
     })
-    .then(() => 'answered', () => 'no answer');
+    .then(
+      () => 'answered',
+      () => 'no answer',
+    );
   expect(res).toBe('no answer');
   await subscriber.unsubscribe(channel);
   expect((await stack.request('GET', `/api/v1/devices/${device.id}/locks`, { token: owner.token })).body.data.locks).toHaveLength(1);

@@ -61,18 +61,26 @@ export async function startGatewayProcess(overrides: Record<string, string> = {}
     }),
   );
 
-  const [port, metricsPort] = await eventually(() => {
-    if (code !== undefined) throw new Error(`gateway process exited (${code}) before it listened:\n${out}`);
-    const match = /"port":(\d+),"metricsPort":(\d+).*"msg":"gateway listening"/.exec(out);
-    if (!match?.[1] || !match[2]) throw new Error(`gateway process not listening in ${readyMs} ms:\n${out}`);
-    return [Number(match[1]), Number(match[2])];
-  }, readyMs, 100);
+  const [port, metricsPort] = await eventually(
+    () => {
+      if (code !== undefined) throw new Error(`gateway process exited (${code}) before it listened:\n${out}`);
+      const match = /"port":(\d+),"metricsPort":(\d+).*"msg":"gateway listening"/.exec(out);
+      if (!match?.[1] || !match[2]) throw new Error(`gateway process not listening in ${readyMs} ms:\n${out}`);
+      return [Number(match[1]), Number(match[2])];
+    },
+    readyMs,
+    100,
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   const request = httpClient(baseUrl);
-  await eventually(async () => {
-    const ready = await request('GET', '/readyz');
-    if (ready.status !== 200) throw new Error(`gateway process not ready: ${ready.text}`);
-  }, readyMs, 100);
+  await eventually(
+    async () => {
+      const ready = await request('GET', '/readyz');
+      if (ready.status !== 200) throw new Error(`gateway process not ready: ${ready.text}`);
+    },
+    readyMs,
+    100,
+  );
 
   return {
     child,

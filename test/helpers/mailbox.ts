@@ -52,7 +52,9 @@ export async function startMailbox(): Promise<Mailbox> {
 /** The token of the newest verify link mailed to `email`. */
 export async function verifyToken(mailbox: Mailbox, email: string): Promise<string> {
   return eventually(() => {
-    const links = mailbox.to(email).flatMap((m) => [...m.body.matchAll(/\/verify-email\?token=([A-Za-z0-9_%-]+)/g)].map((x) => decodeURIComponent(x[1] as string)));
+    const links = mailbox
+      .to(email)
+      .flatMap((m) => [...m.body.matchAll(/\/verify-email\?token=([A-Za-z0-9_%-]+)/g)].map((x) => decodeURIComponent(x[1] as string)));
     const token = links.at(-1);
     if (!token) throw new Error(`no verify email to ${email} yet`);
     return token;

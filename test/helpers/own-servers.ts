@@ -7,7 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startMosquitto, startPostgres, startRedis, startRedisCluster, startTemporal, type RedisServer } from '../../scripts/dev-servers';
+import {
+  freePort,
+  startMosquitto,
+  startPostgres,
+  startRedis,
+  startRedisCluster,
+  startTemporal,
+  type RedisServer,
+} from '../../scripts/dev-servers';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
 
 /** A server a test can stop, freeze (SIGSTOP) and thaw (SIGCONT). */
@@ -68,7 +76,10 @@ function ownServer(env: Record<string, string>, first: Running): OwnServer & { r
 }
 
 /** A server that a restart starts again by `start` (same port, same data), its env taken from the first start. */
-async function restartable<T extends Running>(start: () => Promise<T>, envOf: (first: T) => Record<string, string>): Promise<RestartableServer> {
+async function restartable<T extends Running>(
+  start: () => Promise<T>,
+  envOf: (first: T) => Record<string, string>,
+): Promise<RestartableServer> {
   const first = await start();
   const server = ownServer(envOf(first), first);
   return {
@@ -85,7 +96,10 @@ export async function ownRedis(): Promise<RestartableServer> {
   const base = await tempDir();
   const dataDir = await mkdtemp(join(base, 'redis-data-'));
   const port = await freePort();
-  return restartable((): Promise<RedisServer> => startRedis({ dir: base, port, dataDir }), (first) => ({ REDIS_URL: first.url }));
+  return restartable(
+    (): Promise<RedisServer> => startRedis({ dir: base, port, dataDir }),
+    (first) => ({ REDIS_URL: first.url }),
+  );
 }
 
 /**
@@ -110,7 +124,10 @@ export async function ownPostgres(): Promise<RestartableServer> {
   // Made (and, as root, handed to the postgres user) by startPostgres itself.
   const dataDir = join(base, `pg-${randomUUID()}`);
   const port = await freePort();
-  return restartable(() => startPostgres({ dir: base, dataDir, port }), (first) => ({ DATABASE_URL: first.url }));
+  return restartable(
+    () => startPostgres({ dir: base, dataDir, port }),
+    (first) => ({ DATABASE_URL: first.url }),
+  );
 }
 
 /** A private Temporal dev server (in memory). */
@@ -124,7 +141,10 @@ export async function ownDurableTemporal(): Promise<RestartableServer> {
   const base = await tempDir();
   const dbFile = join(await mkdtemp(join(base, 'temporal-data-')), 'temporal.db');
   const port = await freePort();
-  return restartable(() => startTemporal({ dir: base, projectRoot: PROJECT_ROOT, dbFile, port }), (first) => ({ TEMPORAL_ADDRESS: first.address }));
+  return restartable(
+    () => startTemporal({ dir: base, projectRoot: PROJECT_ROOT, dbFile, port }),
+    (first) => ({ TEMPORAL_ADDRESS: first.address }),
+  );
 }
 
 /**

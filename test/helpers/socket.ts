@@ -50,7 +50,11 @@ export function collect<E extends keyof ServerToClientEvents>(socket: ClientSock
 }
 
 /** A client connected with `token` and subscribed to `target` (`{projectId}` or `{deviceId}`); throws if the subscribe is refused. */
-export async function subscribedSocket(baseUrl: string, token: string, target: { projectId: string } | { deviceId: string }): Promise<ClientSocket> {
+export async function subscribedSocket(
+  baseUrl: string,
+  token: string,
+  target: { projectId: string } | { deviceId: string },
+): Promise<ClientSocket> {
   const socket = await connectSocket(baseUrl, token);
   const ack = await emitWithAck<{ success: boolean }>(socket, 'subscribe', target);
   if (!ack.success) {

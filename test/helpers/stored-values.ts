@@ -4,11 +4,18 @@ import type { Request } from './http';
 import { sleep } from './wait';
 
 /** `deviceId:value` of every value a device had acknowledged (1, 2, 3, ... on V1) that history does not hold (yet). */
-export async function notYetStored(request: Request, owner: TestUser, devices: Array<{ id: string }>, acknowledged: number[][]): Promise<string[]> {
+export async function notYetStored(
+  request: Request,
+  owner: TestUser,
+  devices: Array<{ id: string }>,
+  acknowledged: number[][],
+): Promise<string[]> {
   const lost: string[] = [];
   await Promise.all(
     devices.map(async (d, i) => {
-      const res = await request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 900_000).toISOString()}`, { token: owner.token });
+      const res = await request('GET', `/api/v1/data/${d.id}/1?limit=100000&from=${new Date(Date.now() - 900_000).toISOString()}`, {
+        token: owner.token,
+      });
       if (res.status !== 200) throw new Error(`history of ${d.id} not read: ${res.status} ${res.text}`);
       const stored = new Set((res.body.data.points as Array<{ value: number }>).map((p) => p.value));
       for (const n of acknowledged[i]!) if (!stored.has(n)) lost.push(`${d.id}:${n}`);

@@ -64,10 +64,9 @@ describe('1. a Socket.IO ack that is not a function, or a payload of the wrong s
     raw().emit(event, { deviceId, pin: 'V1', value: '1' }, 42);
     raw().emit(event, 'wrong shape', { not: 'a function' }, null);
     // A well-formed call on the same socket still gets its answer afterwards.
-    const ack = await (socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean }> }).emitWithAck(
-      'subscribe',
-      { projectId },
-    );
+    const ack = await (
+      socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean }> }
+    ).emitWithAck('subscribe', { projectId });
     expect(ack).toMatchObject({ success: true });
     expect(socket.connected).toBe(true);
     await stillServing();
@@ -82,10 +81,9 @@ describe('1. a Socket.IO ack that is not a function, or a payload of the wrong s
     }
     // Events on one socket are handled in order: once a well-formed call after them is answered,
     // the server has handled those.
-    const ack = await (socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean }> }).emitWithAck(
-      'subscribe',
-      { projectId },
-    );
+    const ack = await (
+      socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean }> }
+    ).emitWithAck('subscribe', { projectId });
     expect(ack).toMatchObject({ success: true });
     await stillServing();
   });
@@ -177,13 +175,19 @@ describe('4. free-form JSON nested too deep is a 400, not a 500', () => {
   });
 
   it('PATCH /widgets/{id} with config nested 3,000 levels deep', async () => {
-    const res = await gateway.request('PATCH', `/api/v1/widgets/${widgetId}`, { token: user.token, body: { config: { deep: nested(3000) } } });
+    const res = await gateway.request('PATCH', `/api/v1/widgets/${widgetId}`, {
+      token: user.token,
+      body: { config: { deep: nested(3000) } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('config nesting within the limit is still accepted', async () => {
-    const res = await gateway.request('PATCH', `/api/v1/widgets/${widgetId}`, { token: user.token, body: { config: { deep: nested(10) } } });
+    const res = await gateway.request('PATCH', `/api/v1/widgets/${widgetId}`, {
+      token: user.token,
+      body: { config: { deep: nested(10) } },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -195,22 +199,33 @@ describe('5. a pin value holding a lone UTF-16 surrogate is a 400, never a 500 (
   it.each(LONE)('management POST /data/{id}/{pin} and /bulk: VALIDATION_ERROR, %j', async (value) => {
     const one = await gateway.request('POST', `/api/v1/data/${deviceId}/1`, { token: user.token, body: { value } });
     expect(outcome(one)).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
-    const bulk = await gateway.request('POST', `/api/v1/data/${deviceId}/bulk`, { token: user.token, body: { readings: [{ pin: 1, value, timestamp: new Date().toISOString() }] } });
+    const bulk = await gateway.request('POST', `/api/v1/data/${deviceId}/bulk`, {
+      token: user.token,
+      body: { readings: [{ pin: 1, value, timestamp: new Date().toISOString() }] },
+    });
     expect(outcome(bulk)).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
-  it.each(LONE)('external PUT /devices/{id}/pins/V1 and PATCH /devices/{id}/pins: INVALID_PIN (its "payload invalid"), %j', async (value) => {
-    const headers = { 'x-api-key': apiKey };
-    const put = await gateway.request('PUT', `/external/api/v1/devices/${deviceId}/pins/V1`, { headers, body: { value } });
-    expect(outcome(put)).toEqual({ status: 400, code: 'INVALID_PIN' });
-    const patch = await gateway.request('PATCH', `/external/api/v1/devices/${deviceId}/pins`, { headers, body: { pins: [{ pin: 'V1', value }] } });
-    expect(outcome(patch)).toEqual({ status: 400, code: 'INVALID_PIN' });
-  });
+  it.each(LONE)(
+    'external PUT /devices/{id}/pins/V1 and PATCH /devices/{id}/pins: INVALID_PIN (its "payload invalid"), %j',
+    async (value) => {
+      const headers = { 'x-api-key': apiKey };
+      const put = await gateway.request('PUT', `/external/api/v1/devices/${deviceId}/pins/V1`, { headers, body: { value } });
+      expect(outcome(put)).toEqual({ status: 400, code: 'INVALID_PIN' });
+      const patch = await gateway.request('PATCH', `/external/api/v1/devices/${deviceId}/pins`, {
+        headers,
+        body: { pins: [{ pin: 'V1', value }] },
+      });
+      expect(outcome(patch)).toEqual({ status: 400, code: 'INVALID_PIN' });
+    },
+  );
 
   it('Socket.IO pin:write: VALIDATION_ERROR', async () => {
     const socket = await connectSocket(gateway.baseUrl, user.token);
     try {
-      const emit = socket.timeout(5000) as unknown as { emitWithAck(ev: string, p: unknown): Promise<{ success: boolean; error?: { code: string } }> };
+      const emit = socket.timeout(5000) as unknown as {
+        emitWithAck(ev: string, p: unknown): Promise<{ success: boolean; error?: { code: string } }>;
+      };
       const ack = await emit.emitWithAck('pin:write', { deviceId, pin: 'V1', value: '\ud800' });
       expect(ack).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     } finally {

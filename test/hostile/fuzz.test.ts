@@ -56,7 +56,15 @@ beforeAll(async () => {
   });
   const rule = await request('POST', '/api/v1/notifications/rules', {
     token: owner.token,
-    body: { projectId: project.id, deviceId: device.id, pin: 1, condition: 'gt', threshold: 5, message: 'hot {value}', channels: ['inApp'] },
+    body: {
+      projectId: project.id,
+      deviceId: device.id,
+      pin: 1,
+      condition: 'gt',
+      threshold: 5,
+      message: 'hot {value}',
+      channels: ['inApp'],
+    },
   });
   await setPlan(request, owner, 'enterprise');
   const key = await createApiKey(request, owner);
@@ -97,7 +105,26 @@ function encode(text: string): string {
 }
 
 const MALFORMED = ['%FF', '%C3%28', '%E2%82', '%ED%A0%80', '%', '%%', '%2', '%G0', '%00', '%2F', '%2e%2e', '%0A'];
-const ODD = ['', ' ', '.', '..', '-1', '0', '1e309', 'NaN', 'null', 'undefined', '__proto__', 'constructor', 'V256', 'D99', 'A15', "'; DROP", '<script>', 'x'.repeat(5000)];
+const ODD = [
+  '',
+  ' ',
+  '.',
+  '..',
+  '-1',
+  '0',
+  '1e309',
+  'NaN',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  'V256',
+  'D99',
+  'A15',
+  "'; DROP",
+  '<script>',
+  'x'.repeat(5000),
+];
 
 const oddString = fc.oneof(
   fc.constantFrom(...ODD),
@@ -117,9 +144,48 @@ function segment(param: string): fc.Arbitrary<string> {
   );
 }
 
-const QUERY_KEYS = ['projectId', 'deviceId', 'status', 'page', 'limit', 'offset', 'online', 'from', 'to', 'aggregate', 'interval', 'format', 'type', 'unread', 'pin', 'value', '__proto__', 'limit[]', 'a[b]'];
+const QUERY_KEYS = [
+  'projectId',
+  'deviceId',
+  'status',
+  'page',
+  'limit',
+  'offset',
+  'online',
+  'from',
+  'to',
+  'aggregate',
+  'interval',
+  'format',
+  'type',
+  'unread',
+  'pin',
+  'value',
+  '__proto__',
+  'limit[]',
+  'a[b]',
+];
 const queryValue = fc.oneof(
-  fc.constantFrom('raw', 'avg', 'max', '1m', '1d', 'csv', 'json', 'true', 'false', 'online', '2026-01-01T00:00:00Z', '9999-99-99', '-5', '1000000', '0.5', 'V1', '5', 'threshold'),
+  fc.constantFrom(
+    'raw',
+    'avg',
+    'max',
+    '1m',
+    '1d',
+    'csv',
+    'json',
+    'true',
+    'false',
+    'online',
+    '2026-01-01T00:00:00Z',
+    '9999-99-99',
+    '-5',
+    '1000000',
+    '0.5',
+    'V1',
+    '5',
+    'threshold',
+  ),
   fc.constantFrom(...MALFORMED),
   oddString.map(encode),
 );
@@ -129,7 +195,36 @@ const query = fc.dictionary(fc.constantFrom(...QUERY_KEYS), queryValue, { maxKey
     .join('&'),
 );
 
-const BODY_KEYS = ['name', 'description', 'tags', 'projectId', 'deviceId', 'type', 'pin', 'layout', 'config', 'value', 'timestamp', 'readings', 'pins', 'condition', 'threshold', 'duration', 'message', 'channels', 'enabled', 'email', 'password', 'role', 'plan', 'title', 'priority', 'expiresAt', '__proto__', 'constructor'];
+const BODY_KEYS = [
+  'name',
+  'description',
+  'tags',
+  'projectId',
+  'deviceId',
+  'type',
+  'pin',
+  'layout',
+  'config',
+  'value',
+  'timestamp',
+  'readings',
+  'pins',
+  'condition',
+  'threshold',
+  'duration',
+  'message',
+  'channels',
+  'enabled',
+  'email',
+  'password',
+  'role',
+  'plan',
+  'title',
+  'priority',
+  'expiresAt',
+  '__proto__',
+  'constructor',
+];
 
 /**
  * Objects and arrays nested `depth` deep. fast-check prints a failing input with a recursive
@@ -146,7 +241,20 @@ function bodyValue(): fc.Arbitrary<unknown> {
   return fc.oneof(
     fc.jsonValue({ maxDepth: 3 }),
     fc.constantFrom(...Object.values(ids).flat()),
-    fc.constantFrom('GAUGE', 'KEYPAD', 'gt', 'no_data', 'inApp', 'email', 'pro', 'admin', 'high', { x: 0, y: 0, w: 1, h: 1 }, [{ pin: 'V1', value: '1' }], [{ pin: 1, value: '2' }]),
+    fc.constantFrom(
+      'GAUGE',
+      'KEYPAD',
+      'gt',
+      'no_data',
+      'inApp',
+      'email',
+      'pro',
+      'admin',
+      'high',
+      { x: 0, y: 0, w: 1, h: 1 },
+      [{ pin: 'V1', value: '1' }],
+      [{ pin: 1, value: '2' }],
+    ),
     oddString,
     fc.integer({ min: 20, max: 4000 }).map((d) => deep(d)),
   );
@@ -162,27 +270,56 @@ const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value) ?? 'n
 /** Built once the fixtures exist (bodies reuse their ids). */
 function bodies(): fc.Arbitrary<Body> {
   return fc.oneof(
-  { weight: 6, arbitrary: fc.dictionary(fc.constantFrom(...BODY_KEYS), bodyValue(), { maxKeys: 8 }).map((b) => ({ raw: json(b), headers: { 'content-type': 'application/json' } })) },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 5 }).map((b) => ({ raw: json(b), headers: { 'content-type': 'application/json' } })) },
-  { weight: 1, arbitrary: fc.integer({ min: 30, max: 4000 }).map((d) => ({ raw: json({ config: deep(d), value: deep(d) }), headers: { 'content-type': 'application/json' } })) },
-  { weight: 1, arbitrary: fc.constantFrom(300_000, 1_000_000).map((n) => ({ raw: json({ value: 'x'.repeat(n) }), headers: { 'content-type': 'application/json' } })) },
-  {
-    weight: 2,
-    arbitrary: fc
-      .tuple(fc.constantFrom('gzip', 'br', 'deflate', 'compress', 'identity', 'x-garbage', 'gzip, br'), fc.boolean(), fc.jsonValue({ maxDepth: 2 }))
-      .map(([encoding, valid, b]) => ({
-        raw: encoding === 'gzip' && valid ? gzipSync(json(b)) : Buffer.from('garbage \u00ff\u0000 not compressed'),
-        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
-      })),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
-      .tuple(fc.constantFrom('application/json', 'application/json; charset=utf-16', 'application/json; charset=koi8-r', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data'), fc.string({ unit: 'binary', maxLength: 200 }))
-      .map(([type, text]) => ({ raw: Buffer.from(text), headers: { 'content-type': type } })),
-  },
-  { weight: 1, arbitrary: fc.constant({ raw: undefined, headers: {} }) },
-);
+    {
+      weight: 6,
+      arbitrary: fc
+        .dictionary(fc.constantFrom(...BODY_KEYS), bodyValue(), { maxKeys: 8 })
+        .map((b) => ({ raw: json(b), headers: { 'content-type': 'application/json' } })),
+    },
+    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 5 }).map((b) => ({ raw: json(b), headers: { 'content-type': 'application/json' } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 30, max: 4000 })
+        .map((d) => ({ raw: json({ config: deep(d), value: deep(d) }), headers: { 'content-type': 'application/json' } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(300_000, 1_000_000)
+        .map((n) => ({ raw: json({ value: 'x'.repeat(n) }), headers: { 'content-type': 'application/json' } })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('gzip', 'br', 'deflate', 'compress', 'identity', 'x-garbage', 'gzip, br'),
+          fc.boolean(),
+          fc.jsonValue({ maxDepth: 2 }),
+        )
+        .map(([encoding, valid, b]) => ({
+          raw: encoding === 'gzip' && valid ? gzipSync(json(b)) : Buffer.from('garbage \u00ff\u0000 not compressed'),
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            'application/json',
+            'application/json; charset=utf-16',
+            'application/json; charset=koi8-r',
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data',
+          ),
+          fc.string({ unit: 'binary', maxLength: 200 }),
+        )
+        .map(([type, text]) => ({ raw: Buffer.from(text), headers: { 'content-type': type } })),
+    },
+    { weight: 1, arbitrary: fc.constant({ raw: undefined, headers: {} }) },
+  );
 }
 
 /**
@@ -221,7 +358,11 @@ describe('socket fuzz', () => {
     const probe = await connectSocket(stack.baseUrl, (await registerUser(stack.request)).token);
     const serverSocket = [...stack.composed.gateway.sockets.io.of('/').sockets.values()][0];
     // Less the names Socket.IO reserves (a listener of ours on `disconnect` is not an event a client can send).
-    events = serverSocket?.eventNames().map(String).filter((name) => !RESERVED_EVENTS.has(name)) ?? [];
+    events =
+      serverSocket
+        ?.eventNames()
+        .map(String)
+        .filter((name) => !RESERVED_EVENTS.has(name)) ?? [];
     probe.close();
   });
 
@@ -239,7 +380,14 @@ describe('socket fuzz', () => {
     const payload = fc.oneof(
       fc.constantFrom({ projectId }, { deviceId }, { deviceId, pin: 'V1', value: '21.5' }),
       fc.record({ projectId: fc.oneof(fc.constant(projectId), oddString) }, { requiredKeys: [] }),
-      fc.record({ deviceId: fc.oneof(fc.constant(deviceId), oddString), pin: fc.oneof(fc.constantFrom('V1', 'V4', 'D3', 'A2'), oddString, fc.integer()), value: fc.oneof(oddString, fc.constant('x'.repeat(2000)), fc.jsonValue()) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          deviceId: fc.oneof(fc.constant(deviceId), oddString),
+          pin: fc.oneof(fc.constantFrom('V1', 'V4', 'D3', 'A2'), oddString, fc.integer()),
+          value: fc.oneof(oddString, fc.constant('x'.repeat(2000)), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      ),
       fc.jsonValue({ maxDepth: 4 }),
       // Up to 1000 levels: this test's own client encodes with JSON.stringify, whose recursion overflowed at 2938.
       fc.integer({ min: 20, max: 1000 }).map((d) => deep(d)),
@@ -286,7 +434,9 @@ describe('socket fuzz', () => {
     }
     const health = await gateway.request('GET', '/healthz');
     const seen = [...acks.entries()].map(([c, n]) => `${c}×${n}`).join(' ');
-    console.log(`Socket.IO fuzz (seed ${SEED}): ${tried} emits over ${events.length} events (+1 unknown name); acks ${seen}; error events ${errors.length}; unanswered ${unanswered}; reconnects ${reconnects}`);
+    console.log(
+      `Socket.IO fuzz (seed ${SEED}): ${tried} emits over ${events.length} events (+1 unknown name); acks ${seen}; error events ${errors.length}; unanswered ${unanswered}; reconnects ${reconnects}`,
+    );
     expect(health.status).toBe(200);
     expect(gateway.exitCode()).toBeUndefined();
   }, 120_000);
@@ -309,7 +459,8 @@ async function send(route: RouteEntry, segments: Record<string, string>, q: stri
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   const answer = `${route.method} ${path} -> ${res.status} ${text.slice(0, 200)}`;
   if (res.status === 429 && !/^[1-9]\d*$/.test(res.headers.get('retry-after') ?? '')) malformedLimits.push(`no Retry-After: ${answer}`);
-  if (res.status === 403 && text.includes('QUOTA_EXCEEDED') && !/"details":\{"resource":"\w+","limit":\d+,"used":\d+\}/.test(text)) malformedLimits.push(answer);
+  if (res.status === 403 && text.includes('QUOTA_EXCEEDED') && !/"details":\{"resource":"\w+","limit":\d+,"used":\d+\}/.test(text))
+    malformedLimits.push(answer);
   if (res.status >= 500) fiveHundreds.push(`${route.method} ${path}?${search} -> ${res.status} ${text.slice(0, 200)}`);
   return res.status;
 }
@@ -331,9 +482,10 @@ describe('fuzz', () => {
       .sort((a, b) => rank(a) - rank(b));
   });
 
-  it('reads every interface\'s routes from the router (so a new route is fuzzed without a list to update)', () => {
+  it("reads every interface's routes from the router (so a new route is fuzzed without a list to update)", () => {
     expect(routes.length).toBeGreaterThan(50);
-    for (const prefix of ['/api/v1/', '/external/api/v1/', '/external/api/']) expect(routes.some((r) => r.template.startsWith(prefix))).toBe(true);
+    for (const prefix of ['/api/v1/', '/external/api/v1/', '/external/api/'])
+      expect(routes.some((r) => r.template.startsWith(prefix))).toBe(true);
     expect(routes).toContainEqual({ method: 'PATCH', template: '/api/v1/widgets/:widgetId' });
     expect(routes).toContainEqual({ method: 'GET', template: '/external/api/v1/devices/:deviceId/history/:pin' });
     expect(routes).toContainEqual({ method: 'POST', template: '/external/api/batch-update' });
@@ -343,7 +495,9 @@ describe('fuzz', () => {
     const started = Date.now();
     const body = bodies();
     for (const route of routes) {
-      const segments = fc.record(Object.fromEntries(paramsOf(route.template).map((p) => [p, segment(p)])) as Record<string, fc.Arbitrary<string>>);
+      const segments = fc.record(
+        Object.fromEntries(paramsOf(route.template).map((p) => [p, segment(p)])) as Record<string, fc.Arbitrary<string>>,
+      );
       await fc.assert(
         fc.asyncProperty(segments, query, body, credentials, async (s, q, b, auth) => {
           tried++;
@@ -355,8 +509,13 @@ describe('fuzz', () => {
     }
     const health = await gateway.request('GET', '/healthz');
     const ms = Date.now() - started;
-    const seen = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
-    console.log(`HTTP fuzz (seed ${SEED}): ${tried} requests over ${routes.length} routes in ${ms} ms; statuses ${seen}; 5xx ${fiveHundreds.length}`);
+    const seen = [...statuses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+    console.log(
+      `HTTP fuzz (seed ${SEED}): ${tried} requests over ${routes.length} routes in ${ms} ms; statuses ${seen}; 5xx ${fiveHundreds.length}`,
+    );
     expect(fiveHundreds).toEqual([]);
     expect(malformedLimits).toEqual([]);
     expect(health.status).toBe(200);

@@ -37,7 +37,7 @@ describe('process guards', () => {
     expect(out).toMatch(/^dds_process_faults_total 2$/m);
   });
 
-  it('without the guards the same process dies (Node\'s default), so the test above can fail', async () => {
+  it("without the guards the same process dies (Node's default), so the test above can fail", async () => {
     const { code, out } = await runFaultyProcess(false);
     expect(code).toBe(1);
     expect(out).not.toContain('still up');

@@ -3,7 +3,7 @@
  * (issue 12, item 7): the newest write wins over a kept command; apps' writes are not the
  * device's data; an info message is activity; an imported past reading fires no rule.
  */
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { connectAsDevice, createDevice, createProject, mirrorStatus, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually, sleep } from '../helpers/wait';
@@ -34,7 +34,10 @@ async function connectAs(device: { id: string; token: string }): Promise<mqtt.Mq
 }
 
 async function appWrite(deviceId: string, pin: number, value: string, timestamp?: string): Promise<{ delivered: boolean }> {
-  const res = await stack.request('POST', `/api/v1/data/${deviceId}/${pin}`, { token: owner.token, body: timestamp ? { value, timestamp } : { value } });
+  const res = await stack.request('POST', `/api/v1/data/${deviceId}/${pin}`, {
+    token: owner.token,
+    body: timestamp ? { value, timestamp } : { value },
+  });
   expect(res.status).toBe(201);
   return res.body.data;
 }

@@ -1,4 +1,4 @@
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { startStack, type Stack } from '../helpers/stack';
 import { connectAsDevice, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { connectSocket, emitWithAck, nextEvent, type ClientSocket } from '../helpers/socket';
@@ -138,7 +138,12 @@ describe('oversized values, per path', () => {
     const device = await createDevice(stack.request, owner, projectId);
     const res = await stack.request('POST', `/api/v1/data/${device.id}/bulk`, {
       token: owner.token,
-      body: { readings: [{ pin: 1, value: 'ok' }, { pin: 2, value: 'y'.repeat(1025) }] },
+      body: {
+        readings: [
+          { pin: 1, value: 'ok' },
+          { pin: 2, value: 'y'.repeat(1025) },
+        ],
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALUE_TOO_LARGE');
@@ -146,7 +151,12 @@ describe('oversized values, per path', () => {
 
     const good = await stack.request('POST', `/api/v1/data/${device.id}/bulk`, {
       token: owner.token,
-      body: { readings: [{ pin: 1, value: '1' }, { pin: 2, value: '2', timestamp: '2026-01-01T00:00:00.000Z' }] },
+      body: {
+        readings: [
+          { pin: 1, value: '1' },
+          { pin: 2, value: '2', timestamp: '2026-01-01T00:00:00.000Z' },
+        ],
+      },
     });
     expect(good.status).toBe(200);
     expect(good.body.data.written).toBe(2);

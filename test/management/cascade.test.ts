@@ -72,7 +72,10 @@ describe('cascade deletes', () => {
       keys.notification(await notification(project.id, device.id, false)),
       keys.notification(await notification(project.id, device.id, true)),
     ];
-    const survivors = [keys.widget(await widget(other.id, otherDevice.id)), keys.notification(await notification(other.id, otherDevice.id, false))];
+    const survivors = [
+      keys.widget(await widget(other.id, otherDevice.id)),
+      keys.notification(await notification(other.id, otherDevice.id, false)),
+    ];
 
     expect((await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(204);
 

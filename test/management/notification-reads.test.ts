@@ -54,8 +54,16 @@ async function readIds(user: TestUser, projectId: string, deviceId: string): Pro
   const all = await list(user, `projectId=${projectId}&limit=100`);
   const byDevice = await list(user, `projectId=${projectId}&deviceId=${deviceId}&limit=100`);
   const unreadOnly = await list(user, `projectId=${projectId}&unread=true&limit=100`);
-  const read = all.notifications.filter((n) => n.read).map((n) => n.id).sort();
-  expect(byDevice.notifications.filter((n) => n.read).map((n) => n.id).sort()).toEqual(read);
+  const read = all.notifications
+    .filter((n) => n.read)
+    .map((n) => n.id)
+    .sort();
+  expect(
+    byDevice.notifications
+      .filter((n) => n.read)
+      .map((n) => n.id)
+      .sort(),
+  ).toEqual(read);
   expect(all.unread).toBe(all.total - read.length);
   expect(byDevice.unread).toBe(all.unread);
   expect(unreadOnly.total).toBe(all.unread);

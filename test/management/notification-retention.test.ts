@@ -68,7 +68,11 @@ test('records and every index entry older than the retention are gone', async ()
   const after = await list(`projectId=${projectId}`);
   expect(after.body.data).toMatchObject({ total: 1, unread: 1 });
   expect(idsOf(after)).toEqual([fresh.id]);
-  expect((await list(`projectId=${projectId}&deviceId=${deviceId}&type=threshold`)).body.data).toMatchObject({ notifications: [], total: 0, unread: 0 });
+  expect((await list(`projectId=${projectId}&deviceId=${deviceId}&type=threshold`)).body.data).toMatchObject({
+    notifications: [],
+    total: 0,
+    unread: 0,
+  });
   expect(await stack.redis.exists(keys.notification(ageing.id))).toBe(0);
   const sets = [
     keys.projectNotifications(projectId),
@@ -101,9 +105,12 @@ test('type and deviceId filters answer the matching records and read only the pa
   const [a, b] = [randomUUID(), randomUUID()];
   const store = createNotificationStore(stack.redis, RETENTION_DAYS);
   const base = Date.now() - 60_000;
-  const all = Array.from({ length: 600 }, (_, i) => record(projectId, i % 4 === 0 ? a : b, i % 3 === 0 ? 'device_status' : 'threshold', base + i * 10));
+  const all = Array.from({ length: 600 }, (_, i) =>
+    record(projectId, i % 4 === 0 ? a : b, i % 3 === 0 ? 'device_status' : 'threshold', base + i * 10),
+  );
   for (let i = 0; i < all.length; i += 100) await Promise.all(all.slice(i, i + 100).map((r) => store.create(r)));
-  const newestFirst = (rs: NotificationRecord[]) => [...rs].sort((x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt)).map((r) => r.id);
+  const newestFirst = (rs: NotificationRecord[]) =>
+    [...rs].sort((x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt)).map((r) => r.id);
   const matching = (f: (r: NotificationRecord) => boolean) => newestFirst(all.filter(f));
 
   const { hostname, port } = new URL(stack.config.REDIS_URL);

@@ -130,7 +130,7 @@ async function list(user: TestUser, f: Filter) {
 }
 
 describe('listing notifications', () => {
-  it('answers {notifications, total, page, limit, unread}, newest first, 20 by default, across the caller\'s projects', async () => {
+  it("answers {notifications, total, page, limit, unread}, newest first, 20 by default, across the caller's projects", async () => {
     const res = await list(owner, {});
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, data: expected(owner, seeded, {}) });

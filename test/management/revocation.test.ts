@@ -27,13 +27,18 @@ const nodeB = () => stack.nodes[1]!;
 async function socketOnB(user: TestUser, ...targets: ({ projectId: string } | { deviceId: string })[]): Promise<ClientSocket> {
   const socket = await connectSocket(nodeB().baseUrl, user.token);
   sockets.push(socket);
-  for (const target of targets) expect(await emitWithAck(socket, 'subscribe', target)).toMatchObject({ success: true, seq: expect.any(Object) });
+  for (const target of targets)
+    expect(await emitWithAck(socket, 'subscribe', target)).toMatchObject({ success: true, seq: expect.any(Object) });
   return socket;
 }
 
 function connectDevice(deviceId: string, password: string): Promise<mqtt.MqttClient> {
   return mqtt
-    .connectAsync(stack.config.MQTT_URL, { username: deviceId, password, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 }, false)
+    .connectAsync(
+      stack.config.MQTT_URL,
+      { username: deviceId, password, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 },
+      false,
+    )
     .then((client) => {
       devices.push(client);
       return client;
@@ -122,7 +127,10 @@ describe('revocations take effect on every node', () => {
   it("a deleted project's devices lose their broker accounts and sessions", async () => {
     const owner = await registerUser(nodeA().request);
     const project = await createProject(nodeA().request, owner);
-    const [first, second] = [await createDevice(nodeA().request, owner, project.id), await createDevice(nodeA().request, owner, project.id)];
+    const [first, second] = [
+      await createDevice(nodeA().request, owner, project.id),
+      await createDevice(nodeA().request, owner, project.id),
+    ];
     const online = await connectDevice(first.id, first.token);
     const gone = dropped(online);
 

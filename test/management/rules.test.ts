@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { createTwinClient, type TwinClient } from '../../gateway/temporal/twin-client';
 import { addMember, connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
@@ -77,7 +77,14 @@ describe('rule CRUD', () => {
     const noData = await createRule({ condition: 'no_data', pin: null, threshold: undefined, duration: 30, channels: ['inApp', 'email'] });
     expect(noData).toMatchObject({ condition: 'no_data', pin: null, threshold: null, duration: 30, channels: ['inApp', 'email'] });
     const offline = await createRule({ condition: 'offline', pin: 3, threshold: 1, duration: 9, channels: undefined, enabled: false });
-    expect(offline).toMatchObject({ condition: 'offline', pin: null, threshold: null, duration: null, channels: ['inApp'], enabled: false });
+    expect(offline).toMatchObject({
+      condition: 'offline',
+      pin: null,
+      threshold: null,
+      duration: null,
+      channels: ['inApp'],
+      enabled: false,
+    });
 
     const list = await stack.request('GET', `${RULES}?projectId=${projectId}`, { token: viewer.token });
     expect(list.status).toBe(200);
@@ -185,7 +192,10 @@ describe('rule CRUD', () => {
     const stranger = await registerUser(stack.request);
     const list = await stack.request('GET', `${RULES}?projectId=${projectId}`, { token: stranger.token });
     expect(list.body.error.code).toBe('PROJECT_NOT_FOUND');
-    for (const [method, body] of [['PATCH', { threshold: 1 }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { threshold: 1 }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await stack.request(method, `${RULES}/${rule.id}`, { token: stranger.token, body });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('RULE_NOT_FOUND');
@@ -264,7 +274,10 @@ describe('rule changes reach the threshold rule cache of every gateway node', ()
     const edgeState = (ruleId: string) => stack.redis.hget(keys.deviceRuleState(device.id), ruleId);
 
     await post('10'); // node 2 now caches "no rules" for the device
-    const created = await first.request('POST', RULES, { token: owner.token, body: ruleBody({ deviceId: device.id, message: 'Hot: {value}' }) });
+    const created = await first.request('POST', RULES, {
+      token: owner.token,
+      body: ruleBody({ deviceId: device.id, message: 'Hot: {value}' }),
+    });
     expect(created.status).toBe(201);
     const ruleId: string = created.body.data.id;
     await post('25');

@@ -4,10 +4,35 @@ import { startStack, type Stack } from '../helpers/stack';
 import { keys } from '../../common/redis-keys';
 
 const WIDGET_TYPES = [
-  'BUTTON', 'SWITCH', 'SLIDER', 'GAUGE', 'ANALOG_GAUGE', 'GRAPH', 'VALUE_DISPLAY', 'LCD', 'TERMINAL', 'LED',
-  'JOYSTICK', 'MAP', 'PROGRESS_BAR', 'COLOR_PICKER', 'STEP_CONTROL', 'BRIDGE', 'IMAGE', 'TABLE', 'BAR_CHART',
-  'ALERT', 'NUMBER_INPUT', 'TIMER', 'SEGMENTED_CONTROL', 'SIGNAL_STRENGTH', 'TEXT_INPUT', 'SPARKLINE',
-  'ICON_STATUS', 'KEYPAD', 'LOCATION',
+  'BUTTON',
+  'SWITCH',
+  'SLIDER',
+  'GAUGE',
+  'ANALOG_GAUGE',
+  'GRAPH',
+  'VALUE_DISPLAY',
+  'LCD',
+  'TERMINAL',
+  'LED',
+  'JOYSTICK',
+  'MAP',
+  'PROGRESS_BAR',
+  'COLOR_PICKER',
+  'STEP_CONTROL',
+  'BRIDGE',
+  'IMAGE',
+  'TABLE',
+  'BAR_CHART',
+  'ALERT',
+  'NUMBER_INPUT',
+  'TIMER',
+  'SEGMENTED_CONTROL',
+  'SIGNAL_STRENGTH',
+  'TEXT_INPUT',
+  'SPARKLINE',
+  'ICON_STATUS',
+  'KEYPAD',
+  'LOCATION',
 ];
 
 let stack: Stack;
@@ -215,7 +240,11 @@ describe('widget access', () => {
   it('hides widgets from outsiders (404, never 403) and needs a token', async () => {
     const widget = await createWidget();
     const stranger = await registerUser(stack.request);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { layout }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { layout }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await stack.request(method, `/api/v1/widgets/${widget.id}`, { token: stranger.token, body });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('WIDGET_NOT_FOUND');

@@ -9,12 +9,7 @@ import {
   createBrokerCredentials,
   disabledBrokerCredentials,
 } from '../../gateway/mqtt/broker-credentials';
-import {
-  connectDynsecClient,
-  DynsecCommandError,
-  DynsecUnavailableError,
-  throwOnError,
-} from '../../gateway/mqtt/dynsec-client';
+import { connectDynsecClient, DynsecCommandError, DynsecUnavailableError, throwOnError } from '../../gateway/mqtt/dynsec-client';
 import { testConfig } from '../harness/config';
 
 const NOT_AUTHORIZED = 135;
@@ -203,17 +198,15 @@ describe('broker credentials in the dynamic security plugin', () => {
   });
 
   it('fails at start when the broker refuses the admin', async () => {
-    await expect(
-      createBrokerCredentials({ ...dynsecAdmin, password: 'wrong', topicRoot: root, logger }),
-    ).rejects.toMatchObject({ code: NOT_AUTHORIZED });
+    await expect(createBrokerCredentials({ ...dynsecAdmin, password: 'wrong', topicRoot: root, logger })).rejects.toMatchObject({
+      code: NOT_AUTHORIZED,
+    });
   });
 
   it('leaves the broker alone when no dynamic security admin is configured', async () => {
     const plain = testConfig({ MQTT_DYNSEC_USERNAME: undefined, MQTT_DYNSEC_PASSWORD: undefined });
     expect(await brokerCredentialsFromConfig(plain, logger)).toBe(disabledBrokerCredentials);
-    await expect(brokerCredentialsFromConfig({ ...plain, MQTT_DYNSEC_USERNAME: 'admin' }, logger)).rejects.toThrow(
-      'must be set together',
-    );
+    await expect(brokerCredentialsFromConfig({ ...plain, MQTT_DYNSEC_USERNAME: 'admin' }, logger)).rejects.toThrow('must be set together');
   });
 });
 

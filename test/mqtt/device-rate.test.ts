@@ -27,7 +27,9 @@ afterAll(async () => {
 const dropped = async (): Promise<number> => (await stack.metrics())['dds_device_values_dropped_total'] ?? 0;
 
 async function storedValues(user: TestUser, deviceId: string): Promise<string[]> {
-  const res = await stack.request('GET', `/api/v1/data/${deviceId}/1?limit=100000&from=${new Date(Date.now() - 600_000).toISOString()}`, { token: user.token });
+  const res = await stack.request('GET', `/api/v1/data/${deviceId}/1?limit=100000&from=${new Date(Date.now() - 600_000).toISOString()}`, {
+    token: user.token,
+  });
   return (res.body.data.points as Array<{ value: number }>).map((p) => String(p.value));
 }
 
@@ -53,11 +55,15 @@ test("a free device's burst beyond 5 values a second is dropped and counted; the
   const before = await dropped();
   const device = await publish(free, 100, 0);
   await eventually(async () => expect(await dropped()).toBeGreaterThanOrEqual(before + 70), 10_000, 100);
-  const stored = await eventually(async () => {
-    const values = await storedValues(free, device.id);
-    expect(values.length).toBeGreaterThanOrEqual(10);
-    return values;
-  }, 10_000, 200);
+  const stored = await eventually(
+    async () => {
+      const values = await storedValues(free, device.id);
+      expect(values.length).toBeGreaterThanOrEqual(10);
+      return values;
+    },
+    10_000,
+    200,
+  );
   expect(stored.length).toBeLessThanOrEqual(30);
   expect((await dropped()) - before + stored.length).toBe(100);
 });

@@ -27,7 +27,8 @@ afterAll(async () => {
   await stopOwnServers();
 });
 
-const latest = async (deviceId: string, pin: number) => stack.request('GET', `/api/v1/data/${deviceId}/${pin}/latest`, { token: owner.token });
+const latest = async (deviceId: string, pin: number) =>
+  stack.request('GET', `/api/v1/data/${deviceId}/${pin}/latest`, { token: owner.token });
 
 test('a packet over 64 KiB disconnects the device and stores nothing; the next value is stored', async () => {
   const device = await createDevice(stack.request, owner, projectId);
@@ -56,22 +57,26 @@ test('a value over its pin limit is dropped, and a retained pin value is cleared
     await eventually(async () => expect((await latest(device.id, 2)).body.data?.value).toBe('kept-retained'), 10_000, 100);
     expect(await stack.redis.hget(keys.devicePins(device.id), 'D1')).toBeNull();
     // A late subscriber to the pin topic gets no retained message once the service cleared it.
-    await eventually(async () => {
-      const watcher = await mqtt.connectAsync(stack.config.MQTT_URL, {
-        username: stack.config.MQTT_USERNAME,
-        password: stack.config.MQTT_PASSWORD,
-        protocolVersion: 5,
-        reconnectPeriod: 0,
-      });
-      const retained: string[] = [];
-      watcher.on('message', (_t, payload, packet) => {
-        if (packet.retain) retained.push(payload.toString());
-      });
-      await watcher.subscribeAsync(`${root}/pin/V2`, { qos: 1 });
-      await sleep(300);
-      await watcher.endAsync();
-      expect(retained).toEqual([]);
-    }, 10_000, 200);
+    await eventually(
+      async () => {
+        const watcher = await mqtt.connectAsync(stack.config.MQTT_URL, {
+          username: stack.config.MQTT_USERNAME,
+          password: stack.config.MQTT_PASSWORD,
+          protocolVersion: 5,
+          reconnectPeriod: 0,
+        });
+        const retained: string[] = [];
+        watcher.on('message', (_t, payload, packet) => {
+          if (packet.retain) retained.push(payload.toString());
+        });
+        await watcher.subscribeAsync(`${root}/pin/V2`, { qos: 1 });
+        await sleep(300);
+        await watcher.endAsync();
+        expect(retained).toEqual([]);
+      },
+      10_000,
+      200,
+    );
     expect((await latest(device.id, 2)).body.data.value).toBe('kept-retained');
   } finally {
     await client.endAsync();

@@ -53,7 +53,9 @@ test('a status `online` and a first value show devices online before their twins
 
   for (const device of [byStatus, byValue]) {
     await eventually(async () => expect(await deviceStatus(device.id)).toBe('online'));
-    await eventually(() => expect(statuses.filter((e) => e.deviceId === device.id)).toEqual([expect.objectContaining({ status: 'online', reason: null })]));
+    await eventually(() =>
+      expect(statuses.filter((e) => e.deviceId === device.id)).toEqual([expect.objectContaining({ status: 'online', reason: null })]),
+    );
     expect(await stack.redis.hget(keys.deviceState(device.id), 'statusAhead')).toBe('1'); // no twin has run yet
   }
 
@@ -73,6 +75,8 @@ test('a status `online` and a first value show devices online before their twins
   // A repeated `online` from a device shown online is activity: lastSeen moves, no second event.
   const seenBefore = await stack.redis.hget(keys.deviceState(byStatus.id), 'lastSeen');
   await statusClient.publishAsync(`${root}/${byStatus.id}/status`, 'online', { qos: 1 });
-  await eventually(async () => expect((await stack.redis.hget(keys.deviceState(byStatus.id), 'lastSeen')) ?? '').not.toBe(seenBefore ?? ''));
+  await eventually(async () =>
+    expect((await stack.redis.hget(keys.deviceState(byStatus.id), 'lastSeen')) ?? '').not.toBe(seenBefore ?? ''),
+  );
   expect(statuses.filter((e) => e.deviceId === byStatus.id)).toHaveLength(1);
 }, 90_000);

@@ -29,7 +29,8 @@ async function signalsSent(): Promise<number> {
     .reduce((sum, [, value]) => sum + value, 0);
 }
 
-const statusOf = async (deviceId: string) => (await stack.request('GET', `/api/v1/devices/${deviceId}/status`, { token: owner.token })).body.data;
+const statusOf = async (deviceId: string) =>
+  (await stack.request('GET', `/api/v1/devices/${deviceId}/status`, { token: owner.token })).body.data;
 
 test('200 online and 200 info messages in about a second reach the twin as a few signals, the last info whole', async () => {
   const device = await createDevice(stack.request, owner, projectId);
@@ -38,11 +39,15 @@ test('200 online and 200 info messages in about a second reach the twin as a few
   try {
     await client.publishAsync(`${root}/status`, 'online', { qos: 1 });
     await eventually(async () => expect((await statusOf(device.id)).status).toBe('online'), 20_000, 100);
-    await eventually(async () => {
-      const before = await signalsSent();
-      await new Promise((r) => setTimeout(r, 500));
-      expect(await signalsSent()).toBe(before);
-    }, 20_000, 0);
+    await eventually(
+      async () => {
+        const before = await signalsSent();
+        await new Promise((r) => setTimeout(r, 500));
+        expect(await signalsSent()).toBe(before);
+      },
+      20_000,
+      0,
+    );
     const before = await signalsSent();
     const started = Date.now();
     const sends: Promise<unknown>[] = [];
@@ -58,7 +63,11 @@ test('200 online and 200 info messages in about a second reach the twin as a few
     await client.publishAsync(`${root}/status`, 'online', { qos: 1 });
     await client.publishAsync(`${root}/info`, JSON.stringify({ firmwareVersion: '2.0.0' }), { qos: 1 });
     const floodS = (Date.now() - started) / 1000;
-    await eventually(async () => expect(await statusOf(device.id)).toMatchObject({ status: 'online', firmwareVersion: '2.0.0', ipAddress: '192.0.2.199' }), 20_000, 200);
+    await eventually(
+      async () => expect(await statusOf(device.id)).toMatchObject({ status: 'online', firmwareVersion: '2.0.0', ipAddress: '192.0.2.199' }),
+      20_000,
+      200,
+    );
     const signals = (await signalsSent()) - before;
     // One info a second (and the window's held one): the online messages cost nothing.
     expect(signals).toBeGreaterThanOrEqual(1);

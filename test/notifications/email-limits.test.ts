@@ -81,7 +81,15 @@ test('an email rule mails the verified members only; the record is stored for ev
   const device = await createDevice(stack.request, owner, projectId);
   const rule = await stack.request('POST', '/api/v1/notifications/rules', {
     token: owner.token,
-    body: { projectId, deviceId: device.id, pin: 2, condition: 'gt', threshold: 30, message: `Relay test ${projectId} {value}`, channels: ['inApp', 'email'] },
+    body: {
+      projectId,
+      deviceId: device.id,
+      pin: 2,
+      condition: 'gt',
+      threshold: 30,
+      message: `Relay test ${projectId} {value}`,
+      channels: ['inApp', 'email'],
+    },
   });
   expect(rule.status).toBe(201);
   await stack.request('POST', `/api/v1/data/${device.id}/2`, { token: owner.token, body: { value: '31' } });
@@ -143,7 +151,11 @@ describe('the email activity', () => {
     const { owner, projectId } = await verifiedProject();
     const otherProject = (await createProject(stack.request, owner, 'Second')).id;
     const send = channels();
-    const records = [notification(projectId, randomUUID(), randomUUID()), notification(otherProject, randomUUID(), randomUUID()), notification(projectId, randomUUID(), randomUUID())];
+    const records = [
+      notification(projectId, randomUUID(), randomUUID()),
+      notification(otherProject, randomUUID(), randomUUID()),
+      notification(projectId, randomUUID(), randomUUID()),
+    ];
     const outcomes = [];
     for (const record of records) outcomes.push(await send.sendNotificationEmail({ record }));
     expect(outcomes).toEqual(['sent', 'sent', 'capped']);

@@ -16,7 +16,12 @@ const dashboardSchema = z.object({
         type: z.enum(['timeseries', 'stat']),
         title: z.string().min(1),
         datasource,
-        gridPos: z.object({ x: z.number().int().min(0), y: z.number().int().min(0), w: z.number().int().min(1).max(24), h: z.number().int().min(1) }),
+        gridPos: z.object({
+          x: z.number().int().min(0),
+          y: z.number().int().min(0),
+          w: z.number().int().min(1).max(24),
+          h: z.number().int().min(1),
+        }),
         targets: z.array(z.object({ refId: z.string().min(1), datasource, expr: z.string().min(1) })).min(1),
       }),
     )

@@ -3,7 +3,11 @@ import { openApiPath } from '../../gateway/openapi/document';
 import { startStack, type Stack } from '../helpers/stack';
 
 let stack: Stack;
-let document: { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>>; components: { securitySchemes: Record<string, unknown> } };
+let document: {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; security: unknown[] }>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 beforeAll(async () => {
   stack = await startStack();
@@ -17,7 +21,9 @@ afterAll(async () => {
 });
 
 const served = () =>
-  listRoutes(stack.composed.gateway.app).map((r) => `${r.method} ${openApiPath(r.template)}`).sort();
+  listRoutes(stack.composed.gateway.app)
+    .map((r) => `${r.method} ${openApiPath(r.template)}`)
+    .sort();
 const documented = () =>
   Object.entries(document.paths)
     .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
@@ -37,7 +43,10 @@ describe('GET /openapi.json', () => {
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map(([, ref]) => ref as string);
     expect(refs.length).toBeGreaterThan(0);
     const resolve = (ref: string): unknown =>
-      ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+      ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
     expect(refs.filter((ref) => resolve(ref) === undefined)).toEqual([]);
   });
 
@@ -62,18 +71,31 @@ describe('GET /openapi.json', () => {
   it('documents 429 RATE_LIMIT_EXCEEDED with Retry-After on every management operation with a user, and on register and login', () => {
     const limited = Object.entries(document.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
-        .filter(([, op]) => JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]) || ['/api/v1/auth/register', '/api/v1/auth/login'].includes(path))
-        .map(([method, op]) => ({ operation: `${method} ${path}`, answer: op.responses['429'] as { headers?: Record<string, unknown>; description?: string } | undefined })),
+        .filter(
+          ([, op]) =>
+            JSON.stringify(op.security) === JSON.stringify([{ bearerAuth: [] }]) ||
+            ['/api/v1/auth/register', '/api/v1/auth/login'].includes(path),
+        )
+        .map(([method, op]) => ({
+          operation: `${method} ${path}`,
+          answer: op.responses['429'] as { headers?: Record<string, unknown>; description?: string } | undefined,
+        })),
     );
     expect(limited.length).toBeGreaterThan(40);
     for (const { operation, answer } of limited) {
-      expect({ operation, description: answer?.description, retryAfter: Boolean(answer?.headers?.['Retry-After']) }).toEqual({ operation, description: 'RATE_LIMIT_EXCEEDED', retryAfter: true });
+      expect({ operation, description: answer?.description, retryAfter: Boolean(answer?.headers?.['Retry-After']) }).toEqual({
+        operation,
+        description: 'RATE_LIMIT_EXCEEDED',
+        retryAfter: true,
+      });
     }
   });
 
   it('describes request bodies with the schemas the routes validate with', () => {
     const register = document.paths['/api/v1/auth/register']?.post as unknown as {
-      requestBody: { content: { 'application/json': { schema: { required: string[]; properties: Record<string, { minLength?: number }> } } } };
+      requestBody: {
+        content: { 'application/json': { schema: { required: string[]; properties: Record<string, { minLength?: number }> } } };
+      };
     };
     const schema = register.requestBody.content['application/json'].schema;
     expect(schema.required).toEqual(['email', 'password']);

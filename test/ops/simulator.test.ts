@@ -89,7 +89,9 @@ describe('npm run simulate', () => {
 
   it('refuses bad arguments with a message naming each one', () => {
     expect(() => readOptions(['--devices', '0', '--rate', 'fast'], { DDS_PASSWORD: 'long enough' })).toThrow(OptionsError);
-    expect(() => readOptions(['--devices', '0', '--rate', 'fast'], { DDS_PASSWORD: 'long enough' })).toThrow(/--devices[\s\S]*--rate[\s\S]*--email/);
+    expect(() => readOptions(['--devices', '0', '--rate', 'fast'], { DDS_PASSWORD: 'long enough' })).toThrow(
+      /--devices[\s\S]*--rate[\s\S]*--email/,
+    );
     expect(() => readOptions(['--nope'], {})).toThrow(OptionsError);
   });
 });

@@ -66,7 +66,10 @@ describe('npm start, before it starts anything', () => {
   it('stops the servers a dead run recorded, never a process that only has the pid of one', async () => {
     const left = await sleeper();
     const stranger = await sleeper();
-    await record(await deadPid(), [{ name: 'redis-server', pid: left }, { name: 'mosquitto', pid: stranger, startTime: '1' }]);
+    await record(await deadPid(), [
+      { name: 'redis-server', pid: left },
+      { name: 'mosquitto', pid: stranger, startTime: '1' },
+    ]);
     await stopLeftovers(dataDir, logger);
     expect(isRunning(left)).toBe(false);
     expect(isRunning(stranger)).toBe(true);
@@ -80,8 +83,24 @@ describe('npm start, before it starts anything', () => {
   });
 
   it('stops a Temporal dev server on data/temporal.db that no record names', async () => {
-    const temporal = await sleeper([process.execPath, '-e', 'setInterval(() => {}, 1000)', 'server', 'start-dev', '--db-filename', join(dataDir, 'temporal.db')]);
-    const elsewhere = await sleeper([process.execPath, '-e', 'setInterval(() => {}, 1000)', 'server', 'start-dev', '--db-filename', join(dir, 'temporal.db')]);
+    const temporal = await sleeper([
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1000)',
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(dataDir, 'temporal.db'),
+    ]);
+    const elsewhere = await sleeper([
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1000)',
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(dir, 'temporal.db'),
+    ]);
     await stopLeftovers(dataDir, logger);
     expect(isRunning(temporal)).toBe(false);
     expect(isRunning(elsewhere)).toBe(true);
@@ -104,7 +123,8 @@ describe('npm start, before it starts anything', () => {
       expect(isRunning(postgres.pid)).toBe(false);
       expect(existsSync(join(cluster.dir, 'postmaster.pid'))).toBe(false);
     } finally {
-      if (cluster.linked && basename(dirname(dirname(cluster.dir))) === 'dds') await rm(dirname(cluster.dir), { recursive: true, force: true });
+      if (cluster.linked && basename(dirname(dirname(cluster.dir))) === 'dds')
+        await rm(dirname(cluster.dir), { recursive: true, force: true });
     }
   }, 60_000);
 });
@@ -112,7 +132,11 @@ describe('npm start, before it starts anything', () => {
 describe('a server spawned with an owner', () => {
   (canDieWithParent() ? it : it.skip)('gets SIGTERM when its spawner is SIGKILLed', async () => {
     const script = `require('./scripts/dev-servers/server-process').spawnServer('sleeper', 'sleep', ['300'], ${JSON.stringify(join(dir, 'sleep.log'))}, { spawned: (name, pid) => console.log(pid) })`;
-    const spawner = spawn(process.execPath, ['-r', join(ROOT, 'test/twin/support/ts-register.js'), '-e', `${script}; setInterval(() => {}, 1000)`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const spawner = spawn(
+      process.execPath,
+      ['-r', join(ROOT, 'test/twin/support/ts-register.js'), '-e', `${script}; setInterval(() => {}, 1000)`],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     started.push(spawner);
     const pid = await new Promise<number>((done) => spawner.stdout?.once('data', (d: Buffer) => done(Number(d.toString().trim()))));
     expect(isRunning(pid)).toBe(true);

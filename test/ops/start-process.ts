@@ -37,13 +37,17 @@ export async function startNpmStart(cwd: string, env: Record<string, string>, re
   child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const exited = new Promise<number | null>((done) => child.once('exit', done));
-  const ready = eventually(async () => {
-    const found = readLocalEndpoints(dataDir);
-    if (!found) throw new Error(`npm start not ready in ${readyMs} ms:\n${out}`);
-    const health = await fetch(`${found.url.replace('localhost', '127.0.0.1')}/healthz`).catch(() => null);
-    if (health?.status !== 200) throw new Error(`GET /healthz: ${health?.status ?? 'no answer'}\n${out}`);
-    return found;
-  }, readyMs, 200);
+  const ready = eventually(
+    async () => {
+      const found = readLocalEndpoints(dataDir);
+      if (!found) throw new Error(`npm start not ready in ${readyMs} ms:\n${out}`);
+      const health = await fetch(`${found.url.replace('localhost', '127.0.0.1')}/healthz`).catch(() => null);
+      if (health?.status !== 200) throw new Error(`GET /healthz: ${health?.status ?? 'no answer'}\n${out}`);
+      return found;
+    },
+    readyMs,
+    200,
+  );
   const endedEarly = exited.then((code) => {
     throw new Error(`npm start exited (${code}) before it was ready:\n${out}`);
   });

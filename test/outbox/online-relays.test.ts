@@ -50,10 +50,13 @@ async function storm(redis: Redis, taskQueue: string, projectId: string): Promis
 }
 
 async function onlineBacklog(redis: Redis, taskQueue: string): Promise<number> {
-  const lengths = await Promise.all(relayedStreams(taskQueue).filter((s) => s.online).map(({ stream }) => redis.xlen(stream)));
+  const lengths = await Promise.all(
+    relayedStreams(taskQueue)
+      .filter((s) => s.online)
+      .map(({ stream }) => redis.xlen(stream)),
+  );
   return lengths.reduce((a, b) => a + b, 0);
 }
-
 
 async function start(taskQueue: string, activity: (deviceId: string) => Promise<void>, notified: (r: NotificationRecord) => Promise<void>) {
   const handle = carryOutIntents({

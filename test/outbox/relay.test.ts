@@ -26,7 +26,6 @@ afterEach(async () => {
   await Promise.all(connections.splice(0).map((c) => c.quit()));
 });
 
-
 async function write(redis: Redis, stream: string, notification: NotificationRecord): Promise<void> {
   await redis.xadd(stream, '*', 'type', 'notification', 'payload', JSON.stringify(notification));
 }

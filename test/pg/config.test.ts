@@ -2,7 +2,9 @@ import { ConfigError, loadConfig } from '../../common/config';
 
 describe('DATABASE_URL', () => {
   it('takes a postgres URL, and is optional', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://dds@db.example:5432/history' }).DATABASE_URL).toBe('postgres://dds@db.example:5432/history');
+    expect(loadConfig({ DATABASE_URL: 'postgres://dds@db.example:5432/history' }).DATABASE_URL).toBe(
+      'postgres://dds@db.example:5432/history',
+    );
     expect(loadConfig({ DATABASE_URL: 'postgresql://db.example/history' }).DATABASE_URL).toBe('postgresql://db.example/history');
     expect(loadConfig({}).DATABASE_URL).toBeUndefined();
   });

@@ -94,7 +94,11 @@ describe('history through every door', () => {
     }));
     // And a dense stretch, several points a minute, for windows that cut minutes.
     const denseStart = now - 3 * HOUR;
-    const dense = Array.from({ length: 60 }, (_, i) => ({ pin: 5, value: String((i * 7) % 23), timestamp: new Date(denseStart + i * 7_003).toISOString() }));
+    const dense = Array.from({ length: 60 }, (_, i) => ({
+      pin: 5,
+      value: String((i * 7) % 23),
+      timestamp: new Date(denseStart + i * 7_003).toISOString(),
+    }));
     const imports = [...spread, ...dense];
     const bulk = await api('POST', `/data/${device.id}/bulk`, { readings: imports });
     expect(bulk.status).toBe(200);
@@ -102,7 +106,10 @@ describe('history through every door', () => {
     expect((await api('POST', `/data/${device.id}/5`, { value: '11.25', timestamp: new Date(now - HOUR).toISOString() })).status).toBe(201);
     expect((await api('POST', `/data/${device.id}/5`, { value: '3.5' })).status).toBe(201);
     const key = (await createApiKey(stack.request, owner)).key;
-    const external = await stack.request('PUT', `/external/api/v1/devices/${device.id}/pins/V5`, { headers: { 'x-api-key': key }, body: { value: '-2' } });
+    const external = await stack.request('PUT', `/external/api/v1/devices/${device.id}/pins/V5`, {
+      headers: { 'x-api-key': key },
+      body: { value: '-2' },
+    });
     expect(external.status).toBe(200);
     const iot = await enableSimpleApi(stack.request, owner, device.id);
     expect((await stack.request('GET', `/external/api/update?${query({ token: iot, pin: 'V5', value: '8' })}`)).status).toBe(200);
@@ -120,7 +127,9 @@ describe('history through every door', () => {
     const points: Point[] = raw.body.data.points;
     expect(points.map((p) => p.value).sort((a, b) => a - b)).toEqual([...numeric].sort((a, b) => a - b));
     expect(points.map((p) => p.timestamp)).toEqual([...points.map((p) => p.timestamp)].sort());
-    const all = await stack.request('GET', `/external/api/v1/devices/${device.id}/history/V5?limit=1000`, { headers: { 'x-api-key': key } });
+    const all = await stack.request('GET', `/external/api/v1/devices/${device.id}/history/V5?limit=1000`, {
+      headers: { 'x-api-key': key },
+    });
     expect(all.body.data).toHaveLength(imports.length + 5);
     expect(all.body.data.filter((p: { value: string }) => p.value === 'on')).toHaveLength(imports.filter((r) => r.value === 'on').length);
 
@@ -136,7 +145,10 @@ describe('history through every door', () => {
     ] as const) {
       for (const [interval, size] of Object.entries(INTERVALS)) {
         for (const fn of FNS) {
-          const res = await api('GET', `/data/${device.id}/5?${query({ from: new Date(lo).toISOString(), to: new Date(hi).toISOString(), aggregate: fn, interval, limit: 100_000 })}`);
+          const res = await api(
+            'GET',
+            `/data/${device.id}/5?${query({ from: new Date(lo).toISOString(), to: new Date(hi).toISOString(), aggregate: fn, interval, limit: 100_000 })}`,
+          );
           expect(res.status).toBe(200);
           expectSame(res.body.data.points, byHand(points, fn, size, lo, hi));
         }
@@ -178,13 +190,15 @@ describe('history through every door', () => {
   it('keeps a value exactly as written, spaces and all', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const at = new Date().toISOString();
-    for (const value of [' a b  c ', '', 'x']) expect((await api('POST', `/data/${device.id}/8`, { value, timestamp: at })).status).toBe(201);
+    for (const value of [' a b  c ', '', 'x'])
+      expect((await api('POST', `/data/${device.id}/8`, { value, timestamp: at })).status).toBe(201);
     expect((await stack.history(device.id, 'V8')).map((p) => p.value)).toEqual([' a b  c ', '', 'x']);
   });
 
   it('stores a value PostgreSQL text cannot hold (NUL) with U+FFFD in its place, and the points after it', async () => {
     const device = await createDevice(stack.request, owner, projectId);
-    for (const value of ['a\u0000b', '2']) expect((await api('POST', `/data/${device.id}/6`, { value, timestamp: new Date().toISOString() })).status).toBe(201);
+    for (const value of ['a\u0000b', '2'])
+      expect((await api('POST', `/data/${device.id}/6`, { value, timestamp: new Date().toISOString() })).status).toBe(201);
     expect((await stack.history(device.id, 'V6')).map((p) => p.value)).toEqual(['a\uFFFDb', '2']);
   });
 
@@ -201,7 +215,11 @@ describe('history through every door', () => {
   it('a range delete that cuts minutes leaves the rollups equal to the points left, and aggregates follow', async () => {
     const device = await createDevice(stack.request, owner, projectId);
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
-    const readings = Array.from({ length: 300 }, (_, i) => ({ pin: 9, value: String(i % 10), timestamp: new Date(start + i * 20_000 + 7).toISOString() }));
+    const readings = Array.from({ length: 300 }, (_, i) => ({
+      pin: 9,
+      value: String(i % 10),
+      timestamp: new Date(start + i * 20_000 + 7).toISOString(),
+    }));
     expect((await api('POST', `/data/${device.id}/bulk`, { readings })).status).toBe(200);
     // From the middle of minute 12 to the middle of minute 47.
     const from = new Date(start + 12 * MINUTE + 25_000);
@@ -224,9 +242,17 @@ describe('history through every door', () => {
     const otherProject = (await createProject(stack.request, owner)).id;
     const alone = await createDevice(stack.request, owner, projectId);
     const inProject = await createDevice(stack.request, owner, otherProject);
-    for (const id of [alone.id, inProject.id]) expect((await api('POST', `/data/${id}/1`, { value: '5', timestamp: new Date().toISOString() })).status).toBe(201);
+    for (const id of [alone.id, inProject.id])
+      expect((await api('POST', `/data/${id}/1`, { value: '5', timestamp: new Date().toISOString() })).status).toBe(201);
     const stored = async (id: string): Promise<number> =>
-      Number((await pool.query('SELECT (SELECT count(*) FROM points WHERE device_id = $1) + (SELECT count(*) FROM rollup_1m WHERE device_id = $1) AS n', [id])).rows[0]?.n);
+      Number(
+        (
+          await pool.query(
+            'SELECT (SELECT count(*) FROM points WHERE device_id = $1) + (SELECT count(*) FROM rollup_1m WHERE device_id = $1) AS n',
+            [id],
+          )
+        ).rows[0]?.n,
+      );
     await eventually(async () => expect(await stored(alone.id)).toBe(2));
     await eventually(async () => expect(await stored(inProject.id)).toBe(2));
     expect((await api('DELETE', `/devices/${alone.id}`)).status).toBe(204);

@@ -10,9 +10,9 @@ describe('PostgreSQL migrations', () => {
       expect(await migrate(db.pool())).toEqual([]);
       const { rows } = await db.pool().query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
       expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
-      const tables = await db.pool().query<{ name: string }>(
-        `SELECT to_regclass('points')::text AS name UNION ALL SELECT to_regclass('rollup_1m')::text`,
-      );
+      const tables = await db
+        .pool()
+        .query<{ name: string }>(`SELECT to_regclass('points')::text AS name UNION ALL SELECT to_regclass('rollup_1m')::text`);
       expect(tables.rows.map((row) => row.name)).toEqual(['points', 'rollup_1m']);
     } finally {
       await db.drop();

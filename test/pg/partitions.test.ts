@@ -26,20 +26,31 @@ describe('points partitions', () => {
   });
   afterAll(() => db.drop());
 
-  it('two nodes at once create each day\'s partition once, ahead of time, and a point lands in its own day', async () => {
+  it("two nodes at once create each day's partition once, ahead of time, and a point lands in its own day", async () => {
     const now = new Date();
     const second = db.pool();
     const [made, madeToo] = await Promise.all([ensurePointPartitions(pool, 30, now), ensurePointPartitions(second, 30, now)]);
     expect(made + madeToo).toBe(30 + PARTITION_DAYS_AHEAD + 1);
     expect(await ensurePointPartitions(pool, 30, now)).toBe(0);
     for (let day = 0; day <= PARTITION_DAYS_AHEAD; day += 1) {
-      const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [dayName(new Date(now.getTime() + day * DAY_MS))]);
+      const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+        dayName(new Date(now.getTime() + day * DAY_MS)),
+      ]);
       expect(rows[0]?.found).toBe(dayName(new Date(now.getTime() + day * DAY_MS)));
     }
     const inTwoDays = new Date(now.getTime() + 2 * DAY_MS);
-    await pool.query('INSERT INTO points (device_id, pin, ts, value, num) VALUES ($1, $2, $3, $4, $5), ($1, $2, $3, $4, $5)', [DEVICE, 'V1', inTwoDays.toISOString(), '21.5', 21.5]);
+    await pool.query('INSERT INTO points (device_id, pin, ts, value, num) VALUES ($1, $2, $3, $4, $5), ($1, $2, $3, $4, $5)', [
+      DEVICE,
+      'V1',
+      inTwoDays.toISOString(),
+      '21.5',
+      21.5,
+    ]);
     expect(await partitionOf(pool, inTwoDays)).toBe(dayName(inTwoDays));
-    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM points WHERE device_id = $1 AND ts = $2', [DEVICE, inTwoDays.toISOString()]);
+    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM points WHERE device_id = $1 AND ts = $2', [
+      DEVICE,
+      inTwoDays.toISOString(),
+    ]);
     expect(Number(rows[0]?.n)).toBe(2);
   });
 
@@ -56,7 +67,9 @@ describe('points partitions', () => {
     await ensurePointPartitions(pool, 0, old);
     await persistPoints(pool, [{ entryId: `${old.getTime()}-0`, deviceId: DEVICE, pin: 'V3', ms: old.getTime(), value: '1' }]);
     const rollups = async (): Promise<number> =>
-      Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM rollup_1m WHERE device_id = $1 AND pin = 'V3'", [DEVICE])).rows[0]?.n);
+      Number(
+        (await pool.query<{ n: string }>("SELECT count(*) AS n FROM rollup_1m WHERE device_id = $1 AND pin = 'V3'", [DEVICE])).rows[0]?.n,
+      );
     expect(await rollups()).toBe(1);
     expect(await partitionOf(pool, old)).toBe(dayName(old));
     const dropped = await dropExpiredPartitions(pool, 30);

@@ -11,7 +11,7 @@ function points(n: number, deviceId: string = randomUUID()): StreamPoint[] {
   return Array.from({ length: n }, (_, i) => ({ entryId: `${at + i}-0`, deviceId, pin: 'V1', ms: at + i, value: String(i) }));
 }
 
-describe('the point writer shared by a node\'s persisters', () => {
+describe("the point writer shared by a node's persisters", () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>;
   let pool: Pool;
   /** Statements sent: each takes a connection from the pool once. */

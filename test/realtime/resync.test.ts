@@ -157,16 +157,31 @@ test('the store step alone shows a write and its command; a move alone shows the
     },
   });
 
-  const queued = { id: commandId, deviceId: device.id, pin: 'V7', value, state: 'queued', createdAt, sentAt: null, acknowledgedAt: null, expiresAt: null };
+  const queued = {
+    id: commandId,
+    deviceId: device.id,
+    pin: 'V7',
+    value,
+    state: 'queued',
+    createdAt,
+    sentAt: null,
+    acknowledgedAt: null,
+    expiresAt: null,
+  };
   await eventually(() => {
-    for (const seen of updates) expect(seen).toEqual([{ deviceId: device.id, pin: 'V7', value, updatedAt: at.toISOString(), seq: seqBefore + 1 }]);
+    for (const seen of updates)
+      expect(seen).toEqual([{ deviceId: device.id, pin: 'V7', value, updatedAt: at.toISOString(), seq: seqBefore + 1 }]);
     for (const seen of commands) expect(seen).toEqual([{ ...queued, seq: seqBefore + 2 }]);
   });
 
   const sentAt = new Date().toISOString();
   expect((await createCommandStore(stack.redis).move(device.id, commandId, 'sent', sentAt))?.changed).toBe(true);
   await eventually(() => {
-    for (const seen of commands) expect(seen).toEqual([{ ...queued, seq: seqBefore + 2 }, { ...queued, state: 'sent', sentAt, seq: seqBefore + 3 }]);
+    for (const seen of commands)
+      expect(seen).toEqual([
+        { ...queued, seq: seqBefore + 2 },
+        { ...queued, state: 'sent', sentAt, seq: seqBefore + 3 },
+      ]);
   });
 });
 

@@ -54,6 +54,8 @@ describe('a Socket.IO connection and its session', () => {
     sockets.push(socket);
     await new Promise((resolve) => setTimeout(resolve, (TTL_S * 1000) / 2));
     expect(socket.connected).toBe(true);
-    expect(await emitWithAck(socket, 'subscribe', { projectId: (await createProject(stack.request, user)).id })).toMatchObject({ success: true });
+    expect(await emitWithAck(socket, 'subscribe', { projectId: (await createProject(stack.request, user)).id })).toMatchObject({
+      success: true,
+    });
   });
 });

@@ -86,12 +86,18 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     const project = await createProject(stack.request, own);
     const device = await createDevice(stack.request, own, project.id);
     const token = await enableSimpleApi(stack.request, own, device.id);
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 59 });
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 60, remaining: 58 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({
+      limit: 60,
+      remaining: 59,
+    });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({
+      limit: 60,
+      remaining: 58,
+    });
     return { own, device, token };
   }
 
-  it('does not count the first request of a token regenerated after use: the owner\'s next request is one less', async () => {
+  it("does not count the first request of a token regenerated after use: the owner's next request is one less", async () => {
     const { own, device, token: old } = await proTokenUsedTwice();
     const regen = await stack.request('POST', `/api/v1/devices/${device.id}/simple-api/regenerate-token`, { token: own.token });
     const refused = await stack.request('GET', `/external/api/update?token=${old}&pin=V1&value=1`);
@@ -110,10 +116,13 @@ describe('simple interface authentication and gating (SPEC §4.7, §5)', () => {
     const upgraded = await stack.request('GET', `/external/api/is-online?token=${token}`);
     expect(upgraded.status).toBe(200);
     expect(rateHeaders(upgraded.headers)).toMatchObject({ limit: 300, remaining: 297 });
-    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({ limit: 300, remaining: 296 });
+    expect(rateHeaders((await stack.request('GET', `/external/api/is-online?token=${token}`)).headers)).toMatchObject({
+      limit: 300,
+      remaining: 296,
+    });
   });
 
-  it('403 PLAN_FEATURE_UNAVAILABLE when the owner of the device\'s project is on the Free plan', async () => {
+  it("403 PLAN_FEATURE_UNAVAILABLE when the owner of the device's project is on the Free plan", async () => {
     const freeOwner = await registerUser(stack.request);
     const project = await createProject(stack.request, freeOwner);
     const device = await createDevice(stack.request, freeOwner, project.id);

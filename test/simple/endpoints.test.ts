@@ -46,7 +46,13 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     const device = await simpleDevice();
     const update = await simple('GET', '/update', device.iot, { pin: 'V4', value: 'hello world' });
     expect(update.status).toBe(200);
-    expect(update.body).toEqual({ success: true, pin: 'V4', value: 'hello world', delivered: false, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(update.body).toEqual({
+      success: true,
+      pin: 'V4',
+      value: 'hello world',
+      delivered: false,
+      commandId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(rateHeaders(update.headers)).toMatchObject({ limit: 1000 });
     const stored = await latest(device.id, 'V4');
     expect(stored?.value).toBe('hello world');
@@ -62,7 +68,13 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     const connection = await connectDevice(stack, device);
     connections.push(connection);
     const res = await simple('GET', '/update', device.iot, { pin: 'D7', value: '1' });
-    expect(res.body).toEqual({ success: true, pin: 'D7', value: '1', delivered: true, commandId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(res.body).toEqual({
+      success: true,
+      pin: 'D7',
+      value: '1',
+      delivered: true,
+      commandId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     await eventually(() => expect(connection.commands).toEqual([{ pin: 'D7', value: '1' }]));
   });
 
@@ -95,7 +107,7 @@ describe('GET /update and /get (SPEC §4.7)', () => {
     expect(await stack.redis.hlen(keys.devicePins(device.id))).toBe(0);
   });
 
-  it('400 VALUE_TOO_LARGE beyond the pin type\'s bytes, 403 PIN_LOCKED for a locked pin; nothing stored', async () => {
+  it("400 VALUE_TOO_LARGE beyond the pin type's bytes, 403 PIN_LOCKED for a locked pin; nothing stored", async () => {
     const device = await simpleDevice();
     expectError(await simple('GET', '/update', device.iot, { pin: 'V1', value: 'x'.repeat(1025) }), 400, 'VALUE_TOO_LARGE');
     expectError(await simple('GET', '/update', device.iot, { pin: 'D200', value: 'x'.repeat(17) }), 400, 'VALUE_TOO_LARGE');
@@ -193,14 +205,20 @@ describe('POST /batch-update (SPEC §4.7 rule 3, §8)', () => {
   it('stores the entries; a locked pin and an oversized value are skipped with delivered false; updated counts the entries', async () => {
     const device = await simpleDevice();
     await lockPin(stack.request, owner, device.id, 'V2');
-    const res = await simple('POST', '/batch-update', device.iot, {}, {
-      pins: [
-        { pin: 'V1', value: '10' },
-        { pin: 'V2', value: '20' },
-        { pin: 'A12', value: '30' },
-        { pin: 'A3', value: '12345678901234567' },
-      ],
-    });
+    const res = await simple(
+      'POST',
+      '/batch-update',
+      device.iot,
+      {},
+      {
+        pins: [
+          { pin: 'V1', value: '10' },
+          { pin: 'V2', value: '20' },
+          { pin: 'A12', value: '30' },
+          { pin: 'A3', value: '12345678901234567' },
+        ],
+      },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,

@@ -44,7 +44,9 @@ describe('the device token never reaches the logs (SPEC §5 rule 5)', () => {
     ].map((r) => r.status);
     expect(outcomes).toEqual([404, 200, 400, 404, 400]);
 
-    const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && /get|is-online|update|nowhere|notify/.test(l.path));
+    const requestLines = lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request' && /get|is-online|update|nowhere|notify/.test(l.path));
     expect(requestLines.map((l) => l.status)).toEqual([404, 200, 400, 404, 400]);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).not.toContain(token);

@@ -66,7 +66,11 @@ test('a redelivery is found by its packet key; a first delivery reusing a packet
 
 test('the device keeps its last 128 deliveries: an older one is stored again', async () => {
   const deviceId = await newDevice();
-  const nth = (n: number): Delivery => ({ id: n.toString(16).padStart(12, '0'), packetKey: (n + 0x100000).toString(16).padStart(12, 'f'), redelivered: false });
+  const nth = (n: number): Delivery => ({
+    id: n.toString(16).padStart(12, '0'),
+    packetKey: (n + 0x100000).toString(16).padStart(12, 'f'),
+    redelivered: false,
+  });
   for (let n = 1; n <= 129; n++) await store(deviceId, String(n), nth(n));
   expect((await store(deviceId, '2', nth(2))).duplicate).toBe(true);
   expect((await store(deviceId, '1', nth(1))).duplicate).toBe(false);

@@ -50,7 +50,9 @@ it('gives every reading of a bulk entry an id no later entry gets, and counts it
   expect(carried.map((p) => p.entryId)).not.toContain(next);
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 6 });
   // 6 points in the stream: 95 more fit in no import; 94 do.
-  await expect(importPoints(redis, { deviceId, readings: readings(95, at), historyStream: family, historyStreamMax: 100 })).rejects.toMatchObject({ code: 'HISTORY_BACKLOG' });
+  await expect(
+    importPoints(redis, { deviceId, readings: readings(95, at), historyStream: family, historyStreamMax: 100 }),
+  ).rejects.toMatchObject({ code: 'HISTORY_BACKLOG' });
   await importPoints(redis, { deviceId, readings: readings(94, at), historyStream: family, historyStreamMax: 100 });
   expect(await streamLag(redis, stream)).toMatchObject({ backlog: 100 });
   await redis.del(stream, keys.historyExtra(stream), keys.device(deviceId), keys.devicePins(deviceId));

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { Redis as RedisClient } from 'ioredis';
+import type { Redis as RedisClient } from 'ioredis';
 import { createRedis, type Redis } from '../../common/redis';
 import { testConfig } from '../harness/config';
 import { countSocketWrites } from '../helpers/socket-writes';

@@ -83,9 +83,10 @@ test('writes for a deleted device leave no keys behind', async () => {
   const device = await createDevice(redis);
   await redis.del(keys.device(device.deviceId));
   const at = new Date().toISOString();
-  expect(
-    await acts.writeStatus({ deviceId: device.deviceId, status: 'online', statusChangedAt: at, lastSeen: at }),
-  ).toEqual({ written: false, lastSeen: null });
+  expect(await acts.writeStatus({ deviceId: device.deviceId, status: 'online', statusChangedAt: at, lastSeen: at })).toEqual({
+    written: false,
+    lastSeen: null,
+  });
   expect(await acts.writeInfo({ deviceId: device.deviceId, firmwareVersion: '1' })).toEqual({ written: false });
   expect(await acts.writeLock({ deviceId: device.deviceId, lock: { pin: 'V1', lockedAt: at, widgetId: null } })).toEqual({
     written: false,
@@ -138,15 +139,26 @@ test('an online written ahead by the gateway: not over a later change, not undon
   expect(await intents()).toHaveLength(1);
   // The twin's own offline from before the activity (its queued signal will bring it online): kept ahead.
   await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(1), lastSeen: null });
-  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({ status: 'online', statusChangedAt: t(2), statusAhead: '1' });
+  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({
+    status: 'online',
+    statusChangedAt: t(2),
+    statusAhead: '1',
+  });
   // The twin's online confirms it: the mark goes, and nothing changed, so no second event is due.
-  expect(await acts.writeStatus({ ...req, status: 'online', statusChangedAt: t(2), lastSeen: t(2) })).toEqual({ written: true, lastSeen: t(3) });
+  expect(await acts.writeStatus({ ...req, status: 'online', statusChangedAt: t(2), lastSeen: t(2) })).toEqual({
+    written: true,
+    lastSeen: t(3),
+  });
   const state = await redis.hgetall(keys.deviceState(device.deviceId));
   expect(state).toMatchObject({ status: 'online', statusChangedAt: t(2) });
   expect(state.statusAhead).toBeUndefined();
   // A later offline from the twin always wins.
   await acts.writeStatus({ ...req, status: 'offline', statusChangedAt: t(4), lastSeen: null, disconnectReason: 'timeout' });
-  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({ status: 'offline', statusChangedAt: t(4), disconnectReason: 'timeout' });
+  expect(await redis.hgetall(keys.deviceState(device.deviceId))).toMatchObject({
+    status: 'offline',
+    statusChangedAt: t(4),
+    disconnectReason: 'timeout',
+  });
   for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
 });
 
@@ -159,7 +171,11 @@ test("a twin's first status does not replace an online the gateway wrote ahead d
   expect(await writeStatusAhead(redis, { deviceId: shown.deviceId, at: t(1), outbox })).toMatchObject({ written: true, status: 'online' });
   const first = { status: 'offline', statusChangedAt: t(2), lastSeen: null, firstStatus: true } as const;
   expect(await acts.writeStatus({ ...first, deviceId: shown.deviceId })).toEqual({ written: true, lastSeen: t(1) });
-  expect(await redis.hgetall(keys.deviceState(shown.deviceId))).toMatchObject({ status: 'online', statusChangedAt: t(1), statusAhead: '1' });
+  expect(await redis.hgetall(keys.deviceState(shown.deviceId))).toMatchObject({
+    status: 'online',
+    statusChangedAt: t(1),
+    statusAhead: '1',
+  });
   // A device with no status still gets the twin's.
   const quiet = await createDevice(redis);
   await acts.writeStatus({ ...first, deviceId: quiet.deviceId });
@@ -201,7 +217,9 @@ test('device:status and notification reach a Socket.IO server on the Redis adapt
     await acts.createNotification({ record: r });
 
     await eventually(() =>
-      expect(statuses.filter((e) => e.deviceId !== 'probe')).toEqual([{ deviceId: device.deviceId, status: 'online', lastSeen: at, reason: null, seq: expect.any(Number) }]),
+      expect(statuses.filter((e) => e.deviceId !== 'probe')).toEqual([
+        { deviceId: device.deviceId, status: 'online', lastSeen: at, reason: null, seq: expect.any(Number) },
+      ]),
     );
     await eventually(() => expect(notifications).toEqual([r]));
   } finally {

@@ -5,12 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  type Worker,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import mqtt from 'mqtt';
 import type { Config } from '../../common/config';
 import type { NotificationRecord, NotificationRule } from '../../common/contracts';
@@ -121,7 +116,10 @@ export async function createTwinTestEnv(name: string, heartbeatTimeoutS = 2, ove
 export async function createDevice(redis: Redis): Promise<{ deviceId: string; projectId: string }> {
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
   const ownerId = randomUUID();
-  const { id: projectId } = await createProjectStore(redis, outbox).create(ownerId, 'test project', '', { resource: 'projects', limit: null });
+  const { id: projectId } = await createProjectStore(redis, outbox).create(ownerId, 'test project', '', {
+    resource: 'projects',
+    limit: null,
+  });
   const created = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(
     newDevice(projectId, { name: 'test device', description: '', tags: [] }),
     ownerId,
@@ -151,7 +149,8 @@ export async function addRule(
     ...rule,
   };
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
-  if (!(await createRuleStore(redis, outbox).create(full, { resource: 'rules', limit: null }))) throw new Error('the rule store refused the rule');
+  if (!(await createRuleStore(redis, outbox).create(full, { resource: 'rules', limit: null })))
+    throw new Error('the rule store refused the rule');
   await redis.del(streamOf(outbox, full.deviceId));
   return full;
 }
@@ -190,8 +189,6 @@ export async function notificationsOf(redis: Redis, projectId: string): Promise<
   const docs = await redis.mget(...ids.map((id) => keys.notification(id)));
   return docs.flatMap((d) => (d ? [JSON.parse(d) as NotificationRecord] : []));
 }
-
-
 
 /** A separate MQTT client subscribed to a device's command topics, as the device would be. */
 export async function commandSubscriber(

@@ -47,11 +47,15 @@ test('continue-as-new keeps every bit of state across 20,000 signals', async () 
         }
       }),
     );
-    const applied = await eventually(async () => {
-      const st = await env.twins.state(device.deviceId);
-      expect(st?.stats.signals).toBe(end);
-      return st;
-    }, 20_000, 25);
+    const applied = await eventually(
+      async () => {
+        const st = await env.twins.state(device.deviceId);
+        expect(st?.stats.signals).toBe(end);
+        return st;
+      },
+      20_000,
+      25,
+    );
     if (end - signalsAtRunStart > RUN_MESSAGE_BUDGET) {
       // Continue-as-new is due; it waits for a lull in messages, which this pause is.
       const runs = applied?.stats.runs ?? 0;
@@ -63,11 +67,15 @@ test('continue-as-new keeps every bit of state across 20,000 signals', async () 
   await handle.signal(infoSignal, { firmwareVersion: 'fw-final' }); // the 20,000th, after all others
   process.stderr.write(`history test: ${SIGNALS} signals in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
-  const state = await eventually(async () => {
-    const s = await env.twins.state(device.deviceId);
-    expect(s?.stats.signals).toBe(SIGNALS);
-    return s;
-  }, 20_000, 200);
+  const state = await eventually(
+    async () => {
+      const s = await env.twins.state(device.deviceId);
+      expect(s?.stats.signals).toBe(SIGNALS);
+      return s;
+    },
+    20_000,
+    200,
+  );
   expect(state).toMatchObject({
     status: 'online',
     locks: [lock],

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { twinWorkflowId } from '../../common/contracts';
 import { keys } from '../../common/redis-keys';
 import { createTwinClient } from '../../gateway/temporal/twin-client';
-import { addRule, commandSubscriber, createDevice, createTwinTestEnv, eventually, keepCommand, mirror, notificationsOf, type TwinTestEnv } from './helpers';
+import {
+  addRule,
+  commandSubscriber,
+  createDevice,
+  createTwinTestEnv,
+  eventually,
+  keepCommand,
+  mirror,
+  notificationsOf,
+  type TwinTestEnv,
+} from './helpers';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
 let env: TwinTestEnv;
@@ -44,7 +54,7 @@ describe('device twin lifecycle', () => {
     expect(await env.redis.keys(`*${device.deviceId}*`)).toEqual([]);
   });
 
-  test("deleting a project ends all of its twins", async () => {
+  test('deleting a project ends all of its twins', async () => {
     const first = await createDevice(env.redis);
     const devices = [first, { deviceId: randomUUID(), projectId: first.projectId }, { deviceId: randomUUID(), projectId: first.projectId }];
     for (const d of devices.slice(1)) await env.redis.hset(keys.device(d.deviceId), { id: d.deviceId, projectId: d.projectId });
@@ -101,9 +111,14 @@ describe('device twin lifecycle', () => {
       children.push(second);
 
       // The kept command goes out once the twin sees the device online...
-      await eventually(() => expect(subscriber.messages).toEqual([
-        { topic: `${env.config.MQTT_TOPIC_ROOT}/${device.deviceId}/pin/V5/set`, value: 'kept', qos: 1 },
-      ]), 30_000, 100);
+      await eventually(
+        () =>
+          expect(subscriber.messages).toEqual([
+            { topic: `${env.config.MQTT_TOPIC_ROOT}/${device.deviceId}/pin/V5/set`, value: 'kept', qos: 1 },
+          ]),
+        30_000,
+        100,
+      );
       // ...and its heartbeat still runs: no data within 2 s, offline with a notification.
       await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 15_000, 100);
       await eventually(async () =>

@@ -21,11 +21,13 @@ async function checkBacksPass(deviceId: string, count: number): Promise<void> {
   };
   const first = await timerOf();
   const until = Date.parse(first.checkAt) + count * first.durationS * 1000;
-  await eventually(async () => expect(Date.parse((await timerOf()).checkAt)).toBeGreaterThanOrEqual(until), (count + 3) * first.durationS * 1000);
+  await eventually(
+    async () => expect(Date.parse((await timerOf()).checkAt)).toBeGreaterThanOrEqual(until),
+    (count + 3) * first.durationS * 1000,
+  );
 }
 
-const noDataOf = async (projectId: string) =>
-  (await notificationsOf(env.redis, projectId)).filter((n) => n.type === 'no_data');
+const noDataOf = async (projectId: string) => (await notificationsOf(env.redis, projectId)).filter((n) => n.type === 'no_data');
 
 describe('device twin: no_data rules', () => {
   test('fires once per silence of its duration on its pin, and re-arms when data returns', async () => {
@@ -65,9 +67,7 @@ describe('device twin: no_data rules', () => {
       await sleep(250);
     }
     expect(await noDataOf(device.projectId)).toHaveLength(1);
-    await eventually(async () =>
-      expect((await env.twins.state(device.deviceId))?.noData[0]?.fired).toBe(false),
-    );
+    await eventually(async () => expect((await env.twins.state(device.deviceId))?.noData[0]?.fired).toBe(false));
 
     // A new silence: exactly one more.
     await eventually(async () => expect(await noDataOf(device.projectId)).toHaveLength(2), 5000);

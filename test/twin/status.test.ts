@@ -1,5 +1,17 @@
 import { twinWorkflowId } from '../../common/contracts';
-import { addRule, commandSubscriber, createDevice, createTwinTestEnv, deviceMessage, eventually, keepCommand, mirror, notificationsOf, sleep, type TwinTestEnv } from './helpers';
+import {
+  addRule,
+  commandSubscriber,
+  createDevice,
+  createTwinTestEnv,
+  deviceMessage,
+  eventually,
+  keepCommand,
+  mirror,
+  notificationsOf,
+  sleep,
+  type TwinTestEnv,
+} from './helpers';
 import { keys } from '../../common/redis-keys';
 
 let env: TwinTestEnv;
@@ -91,11 +103,15 @@ describe('device twin: online / offline', () => {
     const lastMessage = Date.now();
 
     // Then silence: offline about one heartbeat timeout (2 s) after the last message.
-    const offline = await eventually(async () => {
-      const m = await mirror(env.redis, device.deviceId);
-      expect(m.status).toBe('offline');
-      return m;
-    }, 6000, 50);
+    const offline = await eventually(
+      async () => {
+        const m = await mirror(env.redis, device.deviceId);
+        expect(m.status).toBe('offline');
+        return m;
+      },
+      6000,
+      50,
+    );
     const offlineAfter = Date.parse(offline.statusChangedAt ?? '') - lastMessage;
     expect(offlineAfter).toBeGreaterThanOrEqual(1900);
     expect(offlineAfter).toBeLessThan(5000);
@@ -115,7 +131,9 @@ describe('device twin: online / offline', () => {
     await env.twins.status(device.deviceId, device.projectId, 'online', onlineAt);
     const offlineAt = new Date(Date.now() + 10).toISOString();
     await env.twins.status(device.deviceId, device.projectId, 'offline', offlineAt);
-    await eventually(async () => expect(await mirror(env.redis, device.deviceId)).toMatchObject({ status: 'offline', statusChangedAt: offlineAt }));
+    await eventually(async () =>
+      expect(await mirror(env.redis, device.deviceId)).toMatchObject({ status: 'offline', statusChangedAt: offlineAt }),
+    );
 
     await env.twins.activity(device.deviceId, device.projectId, onlineAt);
     const taken = await eventually(async () => {
@@ -165,5 +183,4 @@ describe('device twin: kept commands on check-back', () => {
       await subscriber.close();
     }
   });
-
 });

@@ -10,7 +10,6 @@ import type { AlarmEdgeInput } from '../../common/twin-contracts';
 import type { Decision, Received, TwinEffect } from './effects';
 import { type AlarmTimer, counted, type TwinState } from './state';
 
-
 const ALARM_EDGES = new Set(['raise', 'clear']);
 
 /**

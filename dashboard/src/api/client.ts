@@ -109,7 +109,8 @@ export const api = {
   me: () => call<User>('GET', '/auth/me'),
   broker: () => call<{ mqttUrl: string; topicRoot: string }>('GET', '/broker'),
   requestEmailVerification: () => call<{ email: string; expiresAt: string }>('POST', '/auth/verify-email/request'),
-  verifyEmail: (token: string) => call<{ id: string; email: string; emailVerified: true }>('POST', '/auth/verify-email', { body: { token } }),
+  verifyEmail: (token: string) =>
+    call<{ id: string; email: string; emailVerified: true }>('POST', '/auth/verify-email', { body: { token } }),
 
   apiKeys: () => call<{ apiKeys: ApiKey[] }>('GET', '/api-keys'),
   createApiKey: (body: { name: string; expiresAt?: string }) => call<CreatedApiKey>('POST', '/api-keys', { body }),
@@ -154,7 +155,9 @@ export const api = {
   /** The CSV of a history read, fetched with the bearer header (a plain link could not send it). */
   async historyCsv(deviceId: string, pin: number, query: HistoryQuery): Promise<Blob> {
     const token = storedSession()?.accessToken ?? '';
-    const res = await fetch(url(`/data/${deviceId}/${pin}`, { ...query, format: 'csv' }), { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(url(`/data/${deviceId}/${pin}`, { ...query, format: 'csv' }), {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     if (!res.ok) throw new ApiError(res.status, 'CSV_FAILED', `CSV download failed (${res.status})`);
     return res.blob();
   },

@@ -14,7 +14,8 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void run(async () => {
-      const session = mode === 'signup' ? await api.register({ email, password, name: name || undefined }) : await api.login({ email, password });
+      const session =
+        mode === 'signup' ? await api.register({ email, password, name: name || undefined }) : await api.login({ email, password });
       signIn(session);
     });
   };

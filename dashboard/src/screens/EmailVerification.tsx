@@ -13,7 +13,12 @@ export function EmailVerification({ verified }: { verified: boolean }) {
       {sentTo ? (
         <span role="status">Link sent to {sentTo}; open it to verify.</span>
       ) : (
-        <button type="button" className="small" disabled={busy} onClick={() => run(async () => setSentTo((await api.requestEmailVerification()).email))}>
+        <button
+          type="button"
+          className="small"
+          disabled={busy}
+          onClick={() => run(async () => setSentTo((await api.requestEmailVerification()).email))}
+        >
           Verify your email
         </button>
       )}

@@ -25,46 +25,63 @@ export function MembersView({ project }: { project: Project }) {
     <Card title="Members">
       <ErrorLine error={error} />
       <div className="table-scroll">
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {data?.members.map((m) => (
-            <tr key={m.userId}>
-              <td>{m.name}</td>
-              <td>{m.email}</td>
-              <td>
-                {m.role === 'owner' || !canManage ? (
-                  m.role
-                ) : (
-                  <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => run(async () => (await api.setMemberRole(project.id, m.userId, e.target.value as Role), reload()))}>
-                    {ASSIGNABLE.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                )}
-              </td>
-              <td>
-                {m.role !== 'owner' && canManage && (
-                  <button type="button" className="small danger" onClick={() => confirm(`Remove ${m.email}?`) && run(async () => (await api.removeMember(project.id, m.userId), reload()))}>
-                    Remove
-                  </button>
-                )}
-              </td>
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {data?.members.map((m) => (
+              <tr key={m.userId}>
+                <td>{m.name}</td>
+                <td>{m.email}</td>
+                <td>
+                  {m.role === 'owner' || !canManage ? (
+                    m.role
+                  ) : (
+                    <select
+                      aria-label={`Role of ${m.email}`}
+                      value={m.role}
+                      onChange={(e) => run(async () => (await api.setMemberRole(project.id, m.userId, e.target.value as Role), reload()))}
+                    >
+                      {ASSIGNABLE.map((r) => (
+                        <option key={r}>{r}</option>
+                      ))}
+                    </select>
+                  )}
+                </td>
+                <td>
+                  {m.role !== 'owner' && canManage && (
+                    <button
+                      type="button"
+                      className="small danger"
+                      onClick={() =>
+                        confirm(`Remove ${m.email}?`) && run(async () => (await api.removeMember(project.id, m.userId), reload()))
+                      }
+                    >
+                      Remove
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
       {canManage && (
         <form className="row" onSubmit={add}>
-          <input type="email" required placeholder="Email of a registered user" aria-label="Member email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            required
+            placeholder="Email of a registered user"
+            aria-label="Member email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
           <select aria-label="Member role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
             {ASSIGNABLE.map((r) => (
               <option key={r}>{r}</option>

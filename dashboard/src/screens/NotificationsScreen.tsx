@@ -15,7 +15,8 @@ export function NotificationsScreen() {
   const [unreadOnly, setUnreadOnly] = useState(false);
   const [page, setPage] = useState(1);
   const list = useLoad(
-    () => api.notifications({ projectId: projectId || undefined, type: type || undefined, unread: unreadOnly || undefined, page, limit: 20 }),
+    () =>
+      api.notifications({ projectId: projectId || undefined, type: type || undefined, unread: unreadOnly || undefined, page, limit: 20 }),
     [projectId, type, unreadOnly, page, epoch],
   );
   const [run, error] = useAction();
@@ -62,7 +63,12 @@ export function NotificationsScreen() {
         <ErrorLine error={list.error ?? error} />
         <ul className="notifications">
           {data?.notifications.map((n) => (
-            <li key={n.id} className={`prio-${n.priority} ${n.read ? 'read' : 'unread'}`} data-testid="notification" data-priority={n.priority}>
+            <li
+              key={n.id}
+              className={`prio-${n.priority} ${n.read ? 'read' : 'unread'}`}
+              data-testid="notification"
+              data-priority={n.priority}
+            >
               <div>
                 <strong>{n.title}</strong> <PriorityBadge priority={n.priority} />
                 <p>{n.message}</p>
@@ -76,14 +82,22 @@ export function NotificationsScreen() {
                     Mark read
                   </button>
                 )}
-                <button type="button" className="small danger" onClick={() => run(async () => (await api.deleteNotification(n.id), changed()))}>
+                <button
+                  type="button"
+                  className="small danger"
+                  onClick={() => run(async () => (await api.deleteNotification(n.id), changed()))}
+                >
                   Delete
                 </button>
               </div>
             </li>
           ))}
           {data && data.notifications.length === 0 && (
-            <li className="empty">{unreadOnly || type || projectId ? 'No notification matches these filters.' : 'No notifications yet. Rules raise them: set one up on a project’s Rules tab.'}</li>
+            <li className="empty">
+              {unreadOnly || type || projectId
+                ? 'No notification matches these filters.'
+                : 'No notifications yet. Rules raise them: set one up on a project’s Rules tab.'}
+            </li>
           )}
         </ul>
         <div className="row">

@@ -16,8 +16,18 @@ export function ProjectSettings({ project, onChange }: { project: Project; onCha
       <Card title="Rename">
         <div className="row">
           <input aria-label="Project name" value={name} maxLength={100} disabled={!canEdit} onChange={(e) => setName(e.target.value)} />
-          <input aria-label="Description" value={description} maxLength={1000} disabled={!canEdit} onChange={(e) => setDescription(e.target.value)} />
-          <button type="button" disabled={!canEdit || busy} onClick={() => run(async () => (await api.updateProject(project.id, { name, description }), onChange()))}>
+          <input
+            aria-label="Description"
+            value={description}
+            maxLength={1000}
+            disabled={!canEdit}
+            onChange={(e) => setDescription(e.target.value)}
+          />
+          <button
+            type="button"
+            disabled={!canEdit || busy}
+            onClick={() => run(async () => (await api.updateProject(project.id, { name, description }), onChange()))}
+          >
             Save
           </button>
         </div>
@@ -28,7 +38,12 @@ export function ProjectSettings({ project, onChange }: { project: Project; onCha
             Deletes every device, its data and credentials, widgets, rules and notifications. Type the project name to confirm.
           </p>
           <div className="row">
-            <input aria-label="Confirm project name" value={confirm} onChange={(e) => setConfirm(e.target.value)} placeholder={project.name} />
+            <input
+              aria-label="Confirm project name"
+              value={confirm}
+              onChange={(e) => setConfirm(e.target.value)}
+              placeholder={project.name}
+            />
             <button
               type="button"
               className="danger"

@@ -38,8 +38,21 @@ export function ProjectsScreen() {
       </div>
       <Card title="New project">
         <form className="row" onSubmit={create}>
-          <input placeholder="Project name" aria-label="Project name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-          <input placeholder="Description" aria-label="Description" maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+          <input
+            placeholder="Project name"
+            aria-label="Project name"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+          <input
+            placeholder="Description"
+            aria-label="Description"
+            maxLength={1000}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+          />
           <button type="submit" className="primary" disabled={busy}>
             Create project
           </button>

@@ -38,7 +38,9 @@ export function UnreadBadge() {
 
   return (
     <>
-      {projects.data?.projects.map((p) => <ProjectRoom key={p.id} projectId={p.id} />)}
+      {projects.data?.projects.map((p) => (
+        <ProjectRoom key={p.id} projectId={p.id} />
+      ))}
       {unread ? (
         <span className="badge" data-testid="unread-badge">
           {unread}

@@ -61,7 +61,14 @@ export const WidgetFrame = memo(function WidgetFrame({ widget, deviceName, readO
       </header>
       <div className="widget-body" data-testid="widget-value" data-value={value?.value ?? ''} data-series={series?.length ?? 0}>
         {type ? (
-          <WidgetBody type={type} widget={widget} value={value} series={series} readOnly={readOnly && INPUT_TYPES.has(type)} write={write} />
+          <WidgetBody
+            type={type}
+            widget={widget}
+            value={value}
+            series={series}
+            readOnly={readOnly && INPUT_TYPES.has(type)}
+            write={write}
+          />
         ) : (
           <span className="muted">Unknown type {widget.type}</span>
         )}

@@ -23,7 +23,14 @@ export function GaugeWidget({ widget, value }: DisplayProps) {
 export function AnalogGaugeWidget({ widget, value }: DisplayProps) {
   const min = num(widget.config, 'min', 0);
   const max = num(widget.config, 'max', 100);
-  return <Dial f={fraction(numeric(value?.value), min, max)} text={value ? `${value.value}${str(widget.config, 'suffix', '')}` : '—'} min={min} max={max} />;
+  return (
+    <Dial
+      f={fraction(numeric(value?.value), min, max)}
+      text={value ? `${value.value}${str(widget.config, 'suffix', '')}` : '—'}
+      min={min}
+      max={max}
+    />
+  );
 }
 
 function useNumericSeries(series: DisplayProps['series'], count: number) {

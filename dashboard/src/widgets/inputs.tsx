@@ -136,7 +136,13 @@ export function TextInputWidget({ readOnly, write, value }: InputProps) {
         setText('');
       }}
     >
-      <input aria-label="Text" placeholder={value?.value ?? ''} value={text} disabled={readOnly} onChange={(e) => setText(e.target.value)} />
+      <input
+        aria-label="Text"
+        placeholder={value?.value ?? ''}
+        value={text}
+        disabled={readOnly}
+        onChange={(e) => setText(e.target.value)}
+      />
       <button type="submit" disabled={readOnly}>
         Send
       </button>
@@ -298,7 +304,13 @@ export function TerminalWidget({ readOnly, write, series }: InputProps) {
           setText('');
         }}
       >
-        <input aria-label="Terminal input" value={text} disabled={readOnly} placeholder="> type and press Enter" onChange={(e) => setText(e.target.value)} />
+        <input
+          aria-label="Terminal input"
+          value={text}
+          disabled={readOnly}
+          placeholder="> type and press Enter"
+          onChange={(e) => setText(e.target.value)}
+        />
       </form>
     </div>
   );

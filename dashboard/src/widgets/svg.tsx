@@ -52,7 +52,13 @@ export function Dial({ f, text, min, max }: { f: number; text: string; min: numb
       <text x={polar(100, 100, 58, from)[0]} y={polar(100, 100, 58, from)[1] + 14} fontSize="11" fill="#64748b" textAnchor="middle">
         {min}
       </text>
-      <text x={polar(100, 100, 58, from + sweep)[0]} y={polar(100, 100, 58, from + sweep)[1] + 14} fontSize="11" fill="#64748b" textAnchor="middle">
+      <text
+        x={polar(100, 100, 58, from + sweep)[0]}
+        y={polar(100, 100, 58, from + sweep)[1] + 14}
+        fontSize="11"
+        fill="#64748b"
+        textAnchor="middle"
+      >
         {max}
       </text>
       <line x1="100" y1="100" x2={nx} y2={ny} stroke="#dc2626" strokeWidth="4" strokeLinecap="round" />
@@ -88,7 +94,8 @@ export function parseCoordinate(value: string | undefined): Coordinate | null {
   if (!value) return null;
   try {
     const j = JSON.parse(value) as { lat?: unknown; lon?: unknown; lng?: unknown };
-    if (j && typeof j === 'object' && typeof j.lat === 'number' && typeof (j.lon ?? j.lng) === 'number') return { lat: j.lat, lon: (j.lon ?? j.lng) as number };
+    if (j && typeof j === 'object' && typeof j.lat === 'number' && typeof (j.lon ?? j.lng) === 'number')
+      return { lat: j.lat, lon: (j.lon ?? j.lng) as number };
   } catch {
     // not JSON: try "lat,lon"
   }
@@ -123,7 +130,9 @@ export function CoordinatePlot({ points }: { points: Coordinate[] }) {
           <line x1="0" y1={10 + i * 25} x2="200" y2={10 + i * 25} />
         </g>
       ))}
-      {points.length > 1 && <polyline points={points.map((p) => `${x(p.lon)},${y(p.lat)}`).join(' ')} fill="none" stroke="#2563eb" strokeWidth="1.5" />}
+      {points.length > 1 && (
+        <polyline points={points.map((p) => `${x(p.lon)},${y(p.lat)}`).join(' ')} fill="none" stroke="#2563eb" strokeWidth="1.5" />
+      )}
       {points.slice(0, -1).map((p, i) => (
         <circle key={i} cx={x(p.lon)} cy={y(p.lat)} r="2" fill="#2563eb" />
       ))}
