@@ -8,6 +8,7 @@ interface PinoLine {
 }
 
 const PINO_LEVELS: Record<number, string> = { 40: 'warn', 50: 'error', 60: 'fatal' };
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes this strips
 const ANSI = /\x1b\[[0-9;]*m/g;
 /** Ids and numbers that make otherwise equal lines distinct. */
 const VARYING = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+/gi;

@@ -45,10 +45,10 @@ const appliesTo = (field: AlarmField, condition: string): boolean =>
 function clearThresholdProblem(condition: string, threshold: number | null, clear: number): string | null {
   if (threshold === null) return null;
   if (condition === 'gt' || condition === 'gte')
-    return clear <= threshold ? null : 'must not be above the threshold for condition ' + condition;
+    return clear <= threshold ? null : `must not be above the threshold for condition ${condition}`;
   if (condition === 'lt' || condition === 'lte')
-    return clear >= threshold ? null : 'must not be below the threshold for condition ' + condition;
-  return 'is not allowed for condition ' + condition;
+    return clear >= threshold ? null : `must not be below the threshold for condition ${condition}`;
+  return `is not allowed for condition ${condition}`;
 }
 
 /** What a client sends to create a rule; `ruleDefinition` then checks it as a whole. */

@@ -102,7 +102,7 @@ export function createTwinClient(options: TwinClientOptions) {
   };
 
   /** Runs an Update, starting the twin first when it is not running. */
-  function update<Ret, Args extends any[]>(
+  function update<Ret, Args extends unknown[]>(
     deviceId: string,
     projectId: string,
     def: UpdateDefinition<Ret, Args>,

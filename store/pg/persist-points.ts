@@ -18,6 +18,7 @@ export function numericValue(value: string): number | null {
 }
 
 /** What PostgreSQL text cannot hold: NUL, and a UTF-16 surrogate without its pair (a bulk entry's JSON keeps one as `\uD800`). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what PostgreSQL text cannot hold
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**

@@ -59,7 +59,7 @@ test('values whose store step timed out and was tried again while Redis was froz
     20_000,
     200,
   );
-  await eventually(async () => expect((await stack.metrics())['dds_mqtt_retries_total']).toBeGreaterThanOrEqual(VALUES), 20_000, 200);
+  await eventually(async () => expect((await stack.metrics()).dds_mqtt_retries_total).toBeGreaterThanOrEqual(VALUES), 20_000, 200);
   redis.thaw();
 
   await Promise.all(acknowledged);
@@ -68,7 +68,7 @@ test('values whose store step timed out and was tried again while Redis was froz
     async () => {
       const metrics = await stack.metrics();
       expect(metrics).toMatchObject({ dds_mqtt_messages_total: VALUES + 1, dds_mqtt_in_flight: 0 });
-      expect(metrics['dds_mqtt_duplicates_total']).toBeGreaterThanOrEqual(1);
+      expect(metrics.dds_mqtt_duplicates_total).toBeGreaterThanOrEqual(1);
     },
     20_000,
     200,

@@ -114,7 +114,7 @@ describe('oversized values, per path', () => {
 
   it('counts bytes, not characters: 1024 bytes of multi-byte UTF-8 pass, 1026 fail with 400 VALUE_TOO_LARGE', async () => {
     const device = await createDevice(stack.request, owner, projectId);
-    const fits = '€'.repeat(341) + 'a';
+    const fits = `${'€'.repeat(341)}a`;
     const tooLarge = '€'.repeat(342);
     expect(tooLarge.length).toBeLessThan(1024);
 

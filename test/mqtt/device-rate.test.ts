@@ -24,7 +24,7 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const dropped = async (): Promise<number> => (await stack.metrics())['dds_device_values_dropped_total'] ?? 0;
+const dropped = async (): Promise<number> => (await stack.metrics()).dds_device_values_dropped_total ?? 0;
 
 async function storedValues(user: TestUser, deviceId: string): Promise<string[]> {
   const res = await stack.request('GET', `/api/v1/data/${deviceId}/1?limit=100000&from=${new Date(Date.now() - 600_000).toISOString()}`, {
