@@ -3,9 +3,9 @@ import { parsePin } from '../common/pins';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 
-/** The part of a stored widget that labels a pin (SPEC §2.3: `pin` is a number 0–255, a V pin). */
+/** The part of a stored widget that labels a pin (store/widgets.ts: a V pin's number or a D or A pin's name). */
 const labelledWidget = z.object({
-  pin: z.number().int(),
+  pin: z.union([z.number().int(), z.string()]),
   config: z.object({ label: z.string() }),
 });
 

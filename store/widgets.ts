@@ -48,13 +48,13 @@ export interface WidgetLayout {
   h: number;
 }
 
-/** A dashboard widget bound to a V pin (0–255) of a device of its project. */
+/** A dashboard widget bound to a pin of a device of its project: a V pin by its number (0–255, SPEC §2.3), a D or A pin by its name (`D0`). */
 export interface Widget {
   id: string;
   type: WidgetType;
   projectId: string;
   deviceId: string;
-  pin: number;
+  pin: number | string;
   layout: WidgetLayout;
   config: { [key: string]: JsonValue };
   createdAt: string;

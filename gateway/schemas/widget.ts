@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePin } from '../../common/pins';
 import { type ConfigKey, DATA_TYPES, EVERY_TYPE_KEYS, KEYS_BY_TYPE } from '../../common/widget-config';
 import { WIDGET_TYPES, type JsonValue, type Widget, type WidgetType } from '../../store/widgets';
 
@@ -55,12 +56,28 @@ export function configOf(type: WidgetType): ConfigSchema {
 
 const layout = z.strictObject({ x: coordinate, y: coordinate, w: coordinate, h: coordinate });
 
+/**
+ * The pin a widget binds: a V pin number 0–255 (SPEC §2.3), or a pin name (SPEC §2.7), so a
+ * dashboard shows D and A pins too. A V pin is kept as its number (`"V5"` is 5), as SPEC answers
+ * it; a D or A pin as its canonical name (`"d0"` is `"D0"`).
+ */
+const widgetPin = z.union([
+  z.int().min(0).max(255),
+  z.string().transform((text, ctx) => {
+    const pin = /^[VDAvda]/.test(text.trim()) ? parsePin(text) : null;
+    if (!pin) {
+      ctx.addIssue({ code: 'custom', message: 'a V pin number 0 to 255, or a pin name V0–V255, D0–D99, A0–A15' });
+      return z.NEVER;
+    }
+    return pin.type === 'V' ? pin.index : pin.name;
+  }),
+]);
+
 export const createWidgetBody = z.object({
   type: z.enum(WIDGET_TYPES),
   projectId: z.uuid(),
   deviceId: z.uuid(),
-  /** A V pin number (SPEC §2.7: a bare number is a V pin). */
-  pin: z.int().min(0).max(255),
+  pin: widgetPin,
   layout,
   config: jsonObject.default({}),
 });

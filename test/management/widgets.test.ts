@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
+import { addMember, createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { keys } from '../../common/redis-keys';
 
@@ -142,7 +142,7 @@ describe('widget CRUD', () => {
     await expectInvalid(widgetBody({ layout: { x: 0, y: 0, w: 1, h: 1, z: 2 } }), 'body.layout');
     await expectInvalid(widgetBody({ pin: 256 }), 'body.pin');
     await expectInvalid(widgetBody({ pin: -1 }), 'body.pin');
-    await expectInvalid(widgetBody({ pin: 'V3' }), 'body.pin');
+    await expectInvalid(widgetBody({ pin: 'X3' }), 'body.pin');
     await expectInvalid(widgetBody({ deviceId: foreignDevice.id }), 'body.deviceId');
     await expectInvalid(widgetBody({ deviceId: randomUUID() }), 'body.deviceId');
     await expectInvalid(widgetBody({ config: [1, 2] }), 'body.config');
@@ -310,5 +310,28 @@ describe('KEYPAD pin locks', () => {
 
     await createWidget({ type: 'BUTTON', pin: 23, config: { locked: true } });
     expect((await write(23, '1')).status).toBe(201);
+  });
+});
+
+describe('widgets on D and A pins', () => {
+  it('binds D0 and A15 by name, keeps a V pin as its number, and labels the pin it binds', async () => {
+    const make = (pin: unknown, label: string) =>
+      stack.request('POST', '/api/v1/widgets', {
+        token: owner.token,
+        body: { type: 'LED', projectId, deviceId, pin, layout: { x: 0, y: 0, w: 2, h: 2 }, config: { label } },
+      });
+    const door = await make('d0', 'Door');
+    expect(door.status).toBe(201);
+    expect(door.body.data.pin).toBe('D0');
+    expect((await make('A15', 'Light')).body.data.pin).toBe('A15');
+    expect((await make('V9', 'Nine')).body.data.pin).toBe(9);
+    for (const bad of ['D100', 'A16', 'X1', '5', 256]) expect((await make(bad, 'Bad')).status).toBe(400);
+
+    await setPlan(stack.request, owner, 'pro');
+    const token = await stack.request('PUT', `/api/v1/devices/${deviceId}/simple-api`, { token: owner.token, body: { enabled: true } });
+    const iot = token.body.data.token as string;
+    expect((await stack.request('GET', `/external/api/update?token=${iot}&pin=D0&value=1`)).status).toBe(200);
+    const all = await stack.request('GET', `/external/api/get-all?token=${iot}`);
+    expect(all.body.pins.D0).toMatchObject({ value: '1', label: 'Door' });
   });
 });
