@@ -220,18 +220,10 @@ export function createIngest(deps: IngestDeps) {
 
     // The value's pin:update and the write's `command` event went out with the store step.
     const updatedAt = at.toISOString();
+    const answer = { ok: true as const, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt };
     if (stored.duplicate) {
       // Stored by an earlier try of this delivery, with its effects: a success, with nothing more to do.
-      return {
-        ok: true,
-        projectId: stored.projectId,
-        pin: pin.name,
-        value: input.value,
-        updatedAt,
-        delivered: false,
-        commandId: null,
-        duplicate: true,
-      };
+      return { ...answer, delivered: false, commandId: null, duplicate: true };
     }
     if (stored.wake) {
       // Shown online ahead of the twin, its signal in the outbox (gateway/temporal/status-ahead.ts): no Temporal call per value.
@@ -241,9 +233,7 @@ export function createIngest(deps: IngestDeps) {
           .catch((err: unknown) => logger.warn({ err, deviceId: input.deviceId }, 'device not shown online ahead of its twin')),
       );
     }
-    if (!command && !stored.superseded && !stored.acknowledged) {
-      return { ok: true, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt, delivered: false, commandId: null };
-    }
+    if (!command && !stored.superseded && !stored.acknowledged) return { ...answer, delivered: false, commandId: null };
     // The value and its command are stored: a superseded or acknowledged command Redis cannot move
     // now is logged and keeps its state, and the write still answers as stored. The moves are made
     // while the broker takes the publish: both are round trips, neither needs the other.
@@ -252,15 +242,7 @@ export function createIngest(deps: IngestDeps) {
     );
     const delivered = command ? await deliver(input.deviceId, pin.name, input.value, at, stored.online, command) : false;
     await moving;
-    return {
-      ok: true,
-      projectId: stored.projectId,
-      pin: pin.name,
-      value: input.value,
-      updatedAt,
-      delivered,
-      commandId: stored.command?.id ?? null,
-    };
+    return { ...answer, delivered, commandId: stored.command?.id ?? null };
   }
 
   /**
