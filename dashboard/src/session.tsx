@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api, onUnauthorized, storedSession, storeSession } from './api/client';
 import type { Session } from './api/types';
 import { navigate } from './router';
@@ -18,12 +18,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     storeSession(s);
     setSession(s);
   };
-  const drop = () => {
+  // One function for the whole session, so the 401 listener is added once and never goes stale.
+  const drop = useCallback(() => {
     storeSession(null);
     setSession(null);
     navigate('/signin');
-  };
-  useEffect(() => onUnauthorized(drop), []);
+  }, []);
+  useEffect(() => onUnauthorized(drop), [drop]);
   const signOut = async () => {
     await api.logout().catch(() => undefined);
     drop();

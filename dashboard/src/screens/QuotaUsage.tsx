@@ -34,7 +34,14 @@ export function QuotaUsage({ quotas }: { quotas: Quotas }) {
               </td>
               <td className="quota-bar">
                 {limit !== null && (
-                  <div className="progress" aria-label={`${label}: ${used} of ${limit} used`}>
+                  <div
+                    className="progress"
+                    role="progressbar"
+                    aria-label={`${label}: ${used} of ${limit} used`}
+                    aria-valuemin={0}
+                    aria-valuemax={limit}
+                    aria-valuenow={Math.min(used, limit)}
+                  >
                     <div className={share >= 1 ? 'bar full' : 'bar'} style={{ width: `${share * 100}%` }} />
                   </div>
                 )}

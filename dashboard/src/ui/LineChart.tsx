@@ -21,6 +21,7 @@ export function LineChart({
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: xs and ys only seed the chart built here; the data effect below feeds new points with setData, so a new point must not rebuild the chart
   useEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -67,7 +68,7 @@ export function LineChart({
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [height, bars, label]); // the data effect below feeds new points
+  }, [height, bars, label]);
 
   useEffect(() => {
     const p = plot.current;

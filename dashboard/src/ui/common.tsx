@@ -1,10 +1,12 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useEffectEvent, useState, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import { errorText } from '../api/errors';
 
 /**
  * Loads `load()` on mount and whenever `deps` change; exposes data, error (`notFound` when the API
- * answered 404: the thing is gone or not the caller's) and a reload.
+ * answered 404: the thing is gone or not the caller's) and a reload. `load` is a new closure on
+ * every render, so `deps` (what it reads), not `load` itself, decide when to load again: it is an
+ * Effect Event, which always runs the latest render's `load` (no stale values) without being a dependency.
  */
 export function useLoad<T>(
   load: () => Promise<T>,
@@ -13,9 +15,10 @@ export function useLoad<T>(
   const [data, setData] = useState<T>();
   const [error, setError] = useState<{ text: string; notFound: boolean } | null>(null);
   const [tick, setTick] = useState(0);
+  const fetchNow = useEffectEvent(load);
   useEffect(() => {
     let live = true;
-    load().then(
+    fetchNow().then(
       (d) => {
         if (!live) return;
         setData(d);

@@ -104,7 +104,7 @@ export function SignalWidget({ widget, value }: DisplayProps) {
   const bars = Math.round(f * 4);
   return (
     <div className="center">
-      <svg viewBox="0 0 50 40" width="60">
+      <svg viewBox="0 0 50 40" width="60" role="img" aria-label={`Signal: ${bars} of 4 bars`}>
         {[0, 1, 2, 3].map((i) => (
           <rect key={i} x={i * 12 + 2} y={30 - i * 9} width="9" height={10 + i * 9} fill={i < bars ? '#16a34a' : '#e2e8f0'} rx="1" />
         ))}
@@ -126,8 +126,9 @@ export function TableWidget({ series }: DisplayProps) {
         {(series ?? [])
           .slice(-8)
           .reverse()
-          .map((p, i) => (
-            <tr key={`${p.at}-${i}`}>
+          .map((p) => (
+            // A pin's series holds one value per time (live-values.ts), so the time is a stable key.
+            <tr key={p.at}>
               <td className="muted">{new Date(p.at).toLocaleTimeString()}</td>
               <td>{p.value}</td>
             </tr>
@@ -175,16 +176,23 @@ export function BridgeWidget({ value }: DisplayProps) {
 }
 
 export function MapWidget({ series }: DisplayProps) {
-  const points = useMemo(() => (series ?? []).map((p) => parseCoordinate(p.value)).filter((c) => c !== null), [series]);
+  const points = useMemo(
+    () =>
+      (series ?? []).flatMap((p) => {
+        const c = parseCoordinate(p.value);
+        return c ? [{ ...c, at: p.at }] : [];
+      }),
+    [series],
+  );
   return points.length ? <CoordinatePlot points={points.slice(-100)} /> : <span className="muted">no coordinates (send "lat,lon")</span>;
 }
 
 export function LocationWidget({ value }: DisplayProps) {
   const c = parseCoordinate(value?.value);
-  if (!c) return <span className="muted">no coordinates (send "lat,lon")</span>;
+  if (!c || !value) return <span className="muted">no coordinates (send "lat,lon")</span>;
   return (
     <div className="location">
-      <CoordinatePlot points={[c]} />
+      <CoordinatePlot points={[{ ...c, at: value.at }]} />
       <code>
         {c.lat.toFixed(5)}, {c.lon.toFixed(5)}
       </code>

@@ -59,7 +59,14 @@ export function SwitchWidget({ widget, readOnly, write, value }: InputProps) {
   const isOn = value?.value === on;
   return (
     <label className="switch">
-      <input type="checkbox" role="switch" checked={isOn} disabled={readOnly} onChange={(e) => write(e.target.checked ? on : off)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={isOn}
+        aria-checked={isOn}
+        disabled={readOnly}
+        onChange={(e) => write(e.target.checked ? on : off)}
+      />
       <span>{isOn ? 'ON' : 'OFF'}</span>
     </label>
   );
@@ -236,6 +243,7 @@ export function JoystickWidget({ widget, readOnly, write, value }: InputProps) {
         onPointerUp={release}
         onPointerCancel={release}
       >
+        <title>Joystick: drag to send x,y</title>
         <circle r="100" fill="#f1f5f9" stroke="#cbd5e1" strokeWidth="3" />
         <circle cx={pos[0] * 70} cy={-pos[1] * 70} r="30" fill="#2563eb" />
       </svg>
@@ -290,8 +298,9 @@ export function TerminalWidget({ readOnly, write, series }: InputProps) {
   return (
     <div className="terminal">
       <div className="terminal-log" ref={log}>
-        {(series ?? []).slice(-50).map((line, i) => (
-          <div key={`${line.at}-${i}`}>
+        {(series ?? []).slice(-50).map((line) => (
+          // A pin's series holds one value per time (live-values.ts), so the time is a stable key.
+          <div key={line.at}>
             <span className="muted">{line.at.slice(11, 19)}</span> {line.value}
           </div>
         ))}

@@ -22,7 +22,7 @@ export function RingGauge({ f, text, sub }: { f: number; text: string; sub: stri
   const start = Math.PI;
   const end = start + Math.PI * Math.max(f, 0.0001);
   return (
-    <svg viewBox="0 0 200 120" className="fill">
+    <svg viewBox="0 0 200 120" className="fill" role="img" aria-label={`Gauge: ${text} (${sub})`}>
       <path d={arc(100, 100, 80, Math.PI, 2 * Math.PI)} stroke="#e2e8f0" strokeWidth="18" fill="none" strokeLinecap="round" />
       <path d={arc(100, 100, 80, start, end)} stroke="#2563eb" strokeWidth="18" fill="none" strokeLinecap="round" />
       <text x="100" y="92" textAnchor="middle" fontSize="28" fontWeight="600" fill="#0f172a">
@@ -42,7 +42,7 @@ export function Dial({ f, text, min, max }: { f: number; text: string; min: numb
   const ticks = Array.from({ length: 11 }, (_, i) => from + (sweep * i) / 10);
   const [nx, ny] = polar(100, 100, 68, from + sweep * f);
   return (
-    <svg viewBox="0 0 200 200" className="fill">
+    <svg viewBox="0 0 200 200" className="fill" role="img" aria-label={`Dial: ${text} (${min} – ${max})`}>
       <circle cx="100" cy="100" r="92" fill="#f8fafc" stroke="#cbd5e1" strokeWidth="3" />
       {ticks.map((a, i) => {
         const [x1, y1] = polar(100, 100, 80, a);
@@ -78,7 +78,13 @@ export function Spark({ values }: { values: number[] }) {
   const span = hi - lo || 1;
   const d = values.map((v, i) => `${i === 0 ? 'M' : 'L'} ${(i / (values.length - 1)) * 100} ${28 - ((v - lo) / span) * 26}`).join(' ');
   return (
-    <svg viewBox="0 0 100 30" preserveAspectRatio="none" className="fill">
+    <svg
+      viewBox="0 0 100 30"
+      preserveAspectRatio="none"
+      className="fill"
+      role="img"
+      aria-label={`Trend of the last ${values.length} values`}
+    >
       <path d={d} stroke="#2563eb" strokeWidth="1.5" fill="none" vectorEffect="non-scaling-stroke" />
     </svg>
   );
@@ -106,11 +112,16 @@ export function parseCoordinate(value: string | undefined): Coordinate | null {
   return null;
 }
 
+/** A coordinate a pin took at `at` (one value per time in a pin's series, so `at` keys it). */
+export interface Position extends Coordinate {
+  at: string;
+}
+
 /**
  * Coordinates on a graticule, scaled to their own bounding box (no map tiles: the console runs
  * without internet). The newest point is the red one.
  */
-export function CoordinatePlot({ points }: { points: Coordinate[] }) {
+export function CoordinatePlot({ points }: { points: Position[] }) {
   const lats = points.map((p) => p.lat);
   const lons = points.map((p) => p.lon);
   const pad = 0.002;
@@ -122,7 +133,14 @@ export function CoordinatePlot({ points }: { points: Coordinate[] }) {
   const y = (lat: number) => 110 - ((lat - minLat) / (maxLat - minLat)) * 100;
   const last = points[points.length - 1];
   return (
-    <svg viewBox="0 0 200 120" className="fill map">
+    <svg
+      viewBox="0 0 200 120"
+      className="fill map"
+      role="img"
+      aria-label={
+        last ? `Map of ${points.length} position${points.length === 1 ? '' : 's'}, the newest at ${last.lat}, ${last.lon}` : 'Map'
+      }
+    >
       <rect x="0" y="0" width="200" height="120" fill="#ecfdf5" />
       {[0, 1, 2, 3, 4].map((i) => (
         <g key={i} stroke="#d1fae5">
@@ -133,8 +151,8 @@ export function CoordinatePlot({ points }: { points: Coordinate[] }) {
       {points.length > 1 && (
         <polyline points={points.map((p) => `${x(p.lon)},${y(p.lat)}`).join(' ')} fill="none" stroke="#2563eb" strokeWidth="1.5" />
       )}
-      {points.slice(0, -1).map((p, i) => (
-        <circle key={i} cx={x(p.lon)} cy={y(p.lat)} r="2" fill="#2563eb" />
+      {points.slice(0, -1).map((p) => (
+        <circle key={p.at} cx={x(p.lon)} cy={y(p.lat)} r="2" fill="#2563eb" />
       ))}
       {last && <circle cx={x(last.lon)} cy={y(last.lat)} r="5" fill="#dc2626" stroke="white" strokeWidth="1.5" />}
     </svg>
