@@ -1,7 +1,7 @@
 /**
  * Issue 37, the dashboard: new widgets fill the first free slot, drag and resize are saved, one
- * column at 390 px, D and A pins live, time-axis labels that never overlap, and a dashboard of
- * pins never written that loads without a console error.
+ * column at 390 px, D and A pins live with D0's stored history (table, CSV, delete range), time-axis
+ * labels that never overlap, and a dashboard of pins never written that loads without a console error.
  */
 import type { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
@@ -128,7 +128,7 @@ test('at 390 px the dashboard is one column of full-width widgets and nothing ov
   }
 });
 
-test('D0 and A0 widgets show what the device sends; the device page and history list those pins', async () => {
+test('D0 and A0 widgets show what the device sends; the device page lists those pins, and D0 has stored history', async () => {
   const project = await createProject(stack.request, user, 'Pins');
   const made = await createDevice(stack.request, user, project.id, 'Greenhouse door');
   await page.goto(`${stack.baseUrl}/projects/${project.id}`);
@@ -159,9 +159,34 @@ test('D0 and A0 widgets show what the device sends; the device page and history 
   await page.goto(`${stack.baseUrl}/devices/${made.id}`);
   await page.getByTestId('pin-value-D0').filter({ hasText: '1' }).waitFor();
   await page.getByTestId('pin-value-A0').filter({ hasText: '512' }).waitFor();
+
+  // D0's stored history, read by name like a V pin's: a value imported 20 minutes back shows in
+  // the chart's count and the table, goes out in the CSV, and the range shown can be deleted.
+  const past = new Date(Date.now() - 20 * 60_000).toISOString();
+  const imported = await stack.request('POST', `/api/v1/data/${made.id}/D0`, { token: user.token, body: { value: '0', timestamp: past } });
+  expect([imported.status, imported.body.data.pin]).toEqual([201, 'D0']);
   await page.getByRole('row', { name: /^D0/ }).getByRole('link', { name: 'History' }).click();
   await page.getByRole('heading', { name: 'History of D0' }).waitFor();
-  await page.getByTestId('live-history-note').waitFor();
+  await page.getByRole('heading', { name: '2 points' }).waitFor();
+  const table = page.getByTestId('history-table');
+  await table
+    .getByRole('row')
+    .filter({ has: page.locator(`time[datetime="${past}"]`) })
+    .getByRole('cell', { name: '0', exact: true })
+    .waitFor();
+  expect(await table.locator('tbody tr').count()).toBe(2);
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download CSV' }).click();
+  const stream = await (await download).createReadStream();
+  let csv = '';
+  for await (const chunk of stream) csv += String(chunk);
+  expect(csv.trim().split('\n')).toEqual(['timestamp,value', `${past},0`, expect.stringMatching(/,1$/)]);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Delete range' }).click();
+  await page.getByTestId('history-deleted').filter({ hasText: 'Deleted 2 points stored on D0' }).waitFor();
+  await page.getByRole('heading', { name: '0 points' }).waitFor();
+  const left = await stack.request('GET', `/api/v1/data/${made.id}/D0?from=${encodeURIComponent(past)}`, { token: user.token });
+  expect(left.body.data.points).toEqual([]);
 });
 
 test('time-axis labels never overlap: a dashboard chart, and history wide and narrow', async () => {
@@ -227,14 +252,15 @@ test('time-axis labels never overlap: a dashboard chart, and history wide and na
 test('a dashboard of pins never written loads without a console error or a failed request', async () => {
   const project = await createProject(stack.request, user, 'Quiet');
   const bench = await createDevice(stack.request, user, project.id, 'Silent');
-  const widgets: Array<[string, number, Record<string, string>]> = [
+  const widgets: Array<[string, number | string, Record<string, string>]> = [
     ['VALUE_DISPLAY', 5, {}],
     ['LED', 7, { pinName: 'D7' }],
     ['GAUGE', 3, { pinName: 'A3' }],
     ['GRAPH', 6, {}],
+    ['TERMINAL', 'D8', {}], // bound by name, as the widget API also takes a D or A pin
   ];
   for (const [i, [type, pin, config]] of widgets.entries()) {
-    const layout = { x: i * 3, y: 0, w: 3, h: 3 };
+    const layout = { x: (i % 4) * 3, y: Math.floor(i / 4) * 3, w: 3, h: 3 };
     const res = await stack.request('POST', '/api/v1/widgets', {
       token: user.token,
       body: { type, projectId: project.id, deviceId: bench.id, pin, layout, config },
@@ -246,6 +272,7 @@ test('a dashboard of pins never written loads without a console error or a faile
   await page.goto(`${stack.baseUrl}/projects/${project.id}`);
   await page.locator('[data-testid="dashboard"][data-live="synced"]').waitFor();
   await page.getByTestId('widget-LED').getByText('Silent · D7').waitFor();
+  await page.getByTestId('widget-TERMINAL').getByText('Silent · D8').waitFor();
   await page.goto(`${stack.baseUrl}/devices/${bench.id}`);
   await page.getByTestId('pin-value-A3').filter({ hasText: 'no value' }).waitFor();
   await page.goto(`${stack.baseUrl}/devices/${bench.id}/pins/V5`);

@@ -150,10 +150,11 @@ export const api = {
 
   writePin: (deviceId: string, pin: number, value: string) =>
     call<{ delivered: boolean }>('POST', `/data/${deviceId}/${pin}`, { body: { value } }),
-  history: (deviceId: string, pin: number, query: HistoryQuery) =>
+  /** A pin's stored points; `pin` is its name (`V3`, `D0`, `A15`), which the data endpoints take for every type. */
+  history: (deviceId: string, pin: string, query: HistoryQuery) =>
     call<{ points: Point[] }>('GET', `/data/${deviceId}/${pin}`, { query: { ...query, format: 'json' } }),
   /** The CSV of a history read, fetched with the bearer header (a plain link could not send it). */
-  async historyCsv(deviceId: string, pin: number, query: HistoryQuery): Promise<Blob> {
+  async historyCsv(deviceId: string, pin: string, query: HistoryQuery): Promise<Blob> {
     const token = storedSession()?.accessToken ?? '';
     const res = await fetch(url(`/data/${deviceId}/${pin}`, { ...query, format: 'csv' }), {
       headers: { Authorization: `Bearer ${token}` },
@@ -161,6 +162,9 @@ export const api = {
     if (!res.ok) throw new ApiError(res.status, 'CSV_FAILED', `CSV download failed (${res.status})`);
     return res.blob();
   },
+  /** Deletes a pin's stored points from `from` to `to` (editor); answers how many went. */
+  deleteHistory: (deviceId: string, pin: string, range: { from: string; to: string }) =>
+    call<{ deleted: number }>('DELETE', `/data/${deviceId}/${pin}`, { query: range }),
 
   widgets: (projectId: string) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: { projectId } }),
   createWidget: (body: { type: string; projectId: string; deviceId: string; pin: number; layout: Layout; config: WidgetConfig }) =>

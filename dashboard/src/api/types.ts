@@ -120,7 +120,8 @@ export interface Widget {
   type: string;
   projectId: string;
   deviceId: string;
-  pin: number;
+  /** A V pin's number; a D or A pin's name (`"D0"`) when the widget was bound by name (docs/management-api.md). */
+  pin: number | string;
   layout: Layout;
   config: WidgetConfig;
   createdAt: string;

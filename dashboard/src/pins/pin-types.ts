@@ -32,9 +32,3 @@ export function comparePins(a: string, b: string): number {
   if (!pa || !pb) return a.localeCompare(b);
   return order.indexOf(pa.type) - order.indexOf(pb.type) || pa.index - pb.index;
 }
-
-/** The data endpoints (/api/v1/data) take V pins only, as bare numbers: the number of a V pin, null for D and A. */
-export function dataApiPin(name: string): number | null {
-  const pin = parsePin(name);
-  return pin?.type === 'V' ? pin.index : null;
-}

@@ -1,7 +1,6 @@
 import { useEffect, useMemo } from 'react';
 import { api } from '../../api/client';
 import type { Widget } from '../../api/types';
-import { dataApiPin } from '../../pins/pin-types';
 import { widgetPin } from '../../pins/widget-pin';
 import { seedPinSeries } from '../../realtime/live-values';
 
@@ -10,7 +9,7 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Chart widgets open with their pin's last hour of stored points, then grow with live updates.
- * The data API reads V pins only, so a chart of a D or A pin starts from what arrives live.
+ * The data API reads every pin by name (V3, D0, A15), so D and A charts are seeded like V ones.
  */
 export function useChartHistory(widgets: Widget[] | undefined, epoch: number): void {
   const pins = useMemo(() => {
@@ -23,9 +22,7 @@ export function useChartHistory(widgets: Widget[] | undefined, epoch: number): v
     const from = new Date(to.getTime() - HOUR_MS);
     for (const key of pins.split(',')) {
       const [deviceId, pin] = key.split('|') as [string, string];
-      const number = dataApiPin(pin);
-      if (number === null) continue;
-      api.history(deviceId, number, { from: from.toISOString(), to: to.toISOString(), aggregate: 'raw', limit: 200 }).then(
+      api.history(deviceId, pin, { from: from.toISOString(), to: to.toISOString(), aggregate: 'raw', limit: 200 }).then(
         (h) =>
           seedPinSeries(
             deviceId,

@@ -1,21 +1,19 @@
 import { api } from '../../api/client';
-import { dataApiPin } from '../../pins/pin-types';
-import { useDeviceSnapshots } from '../../realtime/snapshots';
-import { useRoom } from '../../realtime/socket';
 import { Link } from '../../router';
 import { ErrorLine, useLoad } from '../../ui/common';
 import { NotFound } from '../NotFound';
-import { LiveHistory } from './LiveHistory';
 import { StoredHistory } from './StoredHistory';
 
-/** `/devices/{id}/pins/{pin}`: the history of one pin, `pin` a name (V3, D0, A1) or null when the path names none. */
+/**
+ * `/devices/{id}/pins/{pin}`: the stored history of one pin, `pin` a name (V3, D0, A1) or null when
+ * the path names none; the data API reads V, D and A pins by that name.
+ */
 export function HistoryScreen({ deviceId, pin }: { deviceId: string; pin: string | null }) {
   const device = useLoad(() => api.device(deviceId), [deviceId]);
-  useRoom({ deviceId });
-  useDeviceSnapshots([deviceId]);
+  const project = useLoad(async () => (device.data ? api.project(device.data.projectId) : undefined), [device.data?.projectId]);
   if (pin === null) return <NotFound what="pin" />;
   if (device.notFound) return <NotFound what="device" />;
-  const number = dataApiPin(pin);
+  const canEdit = project.data ? project.data.role !== 'viewer' : false;
   const name = device.data?.name ?? 'Device';
   return (
     <div className="stack">
@@ -24,11 +22,7 @@ export function HistoryScreen({ deviceId, pin }: { deviceId: string; pin: string
       </p>
       <h1>History of {pin}</h1>
       <ErrorLine error={device.error} />
-      {number === null ? (
-        <LiveHistory deviceId={deviceId} pin={pin} />
-      ) : (
-        <StoredHistory deviceId={deviceId} deviceName={name} pin={pin} number={number} />
-      )}
+      <StoredHistory deviceId={deviceId} deviceName={name} pin={pin} canEdit={canEdit} />
     </div>
   );
 }

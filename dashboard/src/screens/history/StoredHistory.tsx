@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { api, type HistoryQuery } from '../../api/client';
 import { Card, ErrorLine, useAction, useLoad } from '../../ui/common';
 import { LineChart } from '../../ui/LineChart';
+import { PointsTable } from './PointsTable';
 
 const RANGES: Array<[string, number]> = [
   ['Last hour', 3600],
@@ -24,17 +25,20 @@ const INTERVALS: Array<[NonNullable<HistoryQuery['interval']>, string]> = [
   ['1d', 'per day'],
 ];
 
-/** The stored points of a V pin (the data API reads V pins), any range, raw or aggregated, with a CSV download. */
+/**
+ * The stored points of a pin, V, D or A alike (the data API reads each by its name): any range, raw or
+ * aggregated, as a chart and a table, with a CSV download and, for editors, deleting the range shown.
+ */
 export function StoredHistory({
   deviceId,
   deviceName,
   pin,
-  number,
+  canEdit,
 }: {
   deviceId: string;
   deviceName: string;
   pin: string;
-  number: number;
+  canEdit: boolean;
 }) {
   const [range, setRange] = useState(3600);
   const [aggregate, setAggregate] = useState<HistoryQuery['aggregate']>('raw');
@@ -50,15 +54,16 @@ export function StoredHistory({
       limit: 10000,
     };
   }, [range, aggregate, interval, refresh]);
-  const history = useLoad(() => api.history(deviceId, number, query), [deviceId, number, query]);
-  const [run, error] = useAction();
+  const history = useLoad(() => api.history(deviceId, pin, query), [deviceId, pin, query]);
+  const [run, error, busy] = useAction();
+  const [notice, setNotice] = useState<string | null>(null);
   const points = history.data?.points ?? [];
   const xs = useMemo(() => points.map((p) => Date.parse(p.timestamp) / 1000), [points]);
   const ys = useMemo(() => points.map((p) => p.value), [points]);
 
   const download = () =>
     run(async () => {
-      const blob = await api.historyCsv(deviceId, number, query);
+      const blob = await api.historyCsv(deviceId, pin, query);
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);
       a.download = `${deviceName}-${pin}.csv`;
@@ -66,13 +71,30 @@ export function StoredHistory({
       URL.revokeObjectURL(a.href);
     });
 
+  const from = new Date(query.from).toLocaleString();
+  const to = new Date(query.to).toLocaleString();
+  const deleteRange = () =>
+    confirm(`Delete every point stored on ${pin} from ${from} to ${to}? This cannot be undone.`) &&
+    run(async () => {
+      const { deleted } = await api.deleteHistory(deviceId, pin, { from: query.from, to: query.to });
+      setNotice(`Deleted ${deleted} point${deleted === 1 ? '' : 's'} stored on ${pin} from ${from} to ${to}.`);
+      setRefresh((r) => r + 1);
+    });
+
   return (
     <Card
       title={`${points.length} point${points.length === 1 ? '' : 's'}`}
       actions={
-        <button type="button" onClick={download}>
-          Download CSV
-        </button>
+        <>
+          <button type="button" onClick={download}>
+            Download CSV
+          </button>
+          {canEdit && (
+            <button type="button" className="danger" disabled={busy} onClick={deleteRange}>
+              Delete range
+            </button>
+          )}
+        </>
       }
     >
       <div className="row">
@@ -107,8 +129,19 @@ export function StoredHistory({
         </button>
       </div>
       <ErrorLine error={history.error ?? error} />
+      {notice && (
+        <p className="muted" role="status" data-testid="history-deleted">
+          {notice}
+        </p>
+      )}
       <LineChart xs={xs} ys={ys} height={320} />
-      {history.data && points.length === 0 && <p className="empty">No numeric values stored on {pin} in this range.</p>}
+      {history.data && (
+        <PointsTable
+          points={points}
+          valueLabel={aggregate === 'raw' ? 'Value' : (AGGREGATES.find(([a]) => a === aggregate)?.[1] ?? 'Value')}
+          empty={`No numeric values stored on ${pin} in this range.`}
+        />
+      )}
     </Card>
   );
 }
