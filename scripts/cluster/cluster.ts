@@ -51,7 +51,7 @@ export const READY_LIMIT_MS = 45_000;
 
 export class Cluster {
   readonly processes = new Map<string, HostProcess>();
-  /** What the harness saw outside the scenarios (a node that never became ready at start, and was restarted). */
+  /** What the harness saw outside the faults (a node that never became ready at start, and was restarted); the next table shows and clears it. */
   readonly findings: string[] = [];
 
   private constructor(

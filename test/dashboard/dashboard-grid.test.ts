@@ -136,6 +136,14 @@ test('D0 and A0 widgets show what the device sends; the device page lists those 
   await addWidget(page, 'GAUGE', 'A0', { Title: 'Light' });
   await page.getByTestId('widget-VALUE_DISPLAY').getByText('Greenhouse door · D0').waitFor();
   await page.getByTestId('widget-GAUGE').getByText('Greenhouse door · A0').waitFor();
+  // Bound by name, as the widget API keeps a D or A pin, so their titles label D0 and A0 in pin reads.
+  const stored = await stack.request('GET', `/api/v1/widgets?projectId=${project.id}`, { token: user.token });
+  expect(stored.body.data.widgets.map((w: { pin: unknown; config: unknown }) => [w.pin, w.config])).toEqual(
+    expect.arrayContaining([
+      ['D0', expect.objectContaining({ label: 'Door' })],
+      ['A0', expect.objectContaining({ label: 'Light' })],
+    ]),
+  );
 
   // A D pin goes to 99 (SPEC §2.7): the form does not take D100.
   await page.getByRole('button', { name: 'Add widget' }).click();
@@ -254,10 +262,10 @@ test('a dashboard of pins never written loads without a console error or a faile
   const bench = await createDevice(stack.request, user, project.id, 'Silent');
   const widgets: Array<[string, number | string, Record<string, string>]> = [
     ['VALUE_DISPLAY', 5, {}],
-    ['LED', 7, { pinName: 'D7' }],
-    ['GAUGE', 3, { pinName: 'A3' }],
+    ['LED', 'D7', {}],
+    ['GAUGE', 'A3', {}],
     ['GRAPH', 6, {}],
-    ['TERMINAL', 'D8', {}], // bound by name, as the widget API also takes a D or A pin
+    ['TERMINAL', 'D8', {}],
   ];
   for (const [i, [type, pin, config]] of widgets.entries()) {
     const layout = { x: (i % 4) * 3, y: Math.floor(i / 4) * 3, w: 3, h: 3 };

@@ -46,11 +46,17 @@ async function seed(): Promise<void> {
   projectId = (await createProject(stack.request, user, 'Greenhouse')).id;
   for (const [name, tags] of DEVICES) devices[name] = await post('/api/v1/devices', { name, projectId, description: 'greenhouse', tags });
   const climate = devices['Climate sensor']?.id as string;
-  const widget = (deviceId: string, type: string, pin: number, layout: [number, number, number, number], config: Record<string, unknown>) =>
+  const widget = (
+    deviceId: string,
+    type: string,
+    pin: number | string,
+    layout: [number, number, number, number],
+    config: Record<string, unknown>,
+  ) =>
     post('/api/v1/widgets', { type, projectId, deviceId, pin, layout: { x: layout[0], y: layout[1], w: layout[2], h: layout[3] }, config });
   await widget(climate, 'GAUGE', 0, [0, 0, 3, 3], { label: 'Temperature', suffix: ' °C', min: 0, max: 40 });
-  await widget(devices['Door contact']?.id as string, 'LED', 0, [3, 0, 3, 3], { label: 'Door open', pinName: 'D0' });
-  await widget(devices['Light meter']?.id as string, 'GAUGE', 0, [6, 0, 3, 3], { label: 'Light', min: 0, max: 1023, pinName: 'A0' });
+  await widget(devices['Door contact']?.id as string, 'LED', 'D0', [3, 0, 3, 3], { label: 'Door open' });
+  await widget(devices['Light meter']?.id as string, 'GAUGE', 'A0', [6, 0, 3, 3], { label: 'Light', min: 0, max: 1023 });
   await widget(climate, 'SWITCH', 2, [9, 0, 3, 3], { label: 'Fan' });
   await widget(climate, 'GRAPH', 1, [0, 3, 8, 4], { label: 'Humidity', suffix: ' %' });
   await widget(climate, 'SPARKLINE', 0, [8, 3, 4, 4], { label: 'Temperature, last hour', suffix: ' °C' });

@@ -167,7 +167,7 @@ export const api = {
     call<{ deleted: number }>('DELETE', `/data/${deviceId}/${pin}`, { query: range }),
 
   widgets: (projectId: string) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: { projectId } }),
-  createWidget: (body: { type: string; projectId: string; deviceId: string; pin: number; layout: Layout; config: WidgetConfig }) =>
+  createWidget: (body: { type: string; projectId: string; deviceId: string; pin: number | string; layout: Layout; config: WidgetConfig }) =>
     call<Widget>('POST', '/widgets', { body }),
   updateWidget: (id: string, body: { layout?: Layout; config?: Record<string, unknown> }) =>
     call<Widget>('PATCH', `/widgets/${id}`, { body }),

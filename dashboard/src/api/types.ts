@@ -120,7 +120,7 @@ export interface Widget {
   type: string;
   projectId: string;
   deviceId: string;
-  /** A V pin's number; a D or A pin's name (`"D0"`) when the widget was bound by name (docs/management-api.md). */
+  /** A V pin's number; a D or A pin's name (`"D0"`, docs/management-api.md). */
   pin: number | string;
   layout: Layout;
   config: WidgetConfig;

@@ -18,24 +18,16 @@ export const draftName = (draft: PinDraft): string => `${draft.type}${draft.numb
  * A pin picker: the type (V, D, A) and its number, bounded by the type's range (SPEC §2.7), with a
  * line saying what the type is for and how large a value may be.
  */
-export function PinPicker(props: {
-  label: string;
-  value: PinDraft;
-  onChange: (draft: PinDraft) => void;
-  /** The types offered (a KEYPAD locks V pins only). */
-  types?: readonly PinType[];
-  disabled?: boolean;
-}) {
+export function PinPicker(props: { label: string; value: PinDraft; onChange: (draft: PinDraft) => void; disabled?: boolean }) {
   const { value, onChange } = props;
   const help = useId();
-  const offered = PIN_TYPES.filter((t) => !props.types || props.types.includes(t.type));
   const max = pinTypeInfo(value.type).max;
   return (
     <fieldset className="pin-picker" disabled={props.disabled}>
       <legend>{props.label}</legend>
       <div className="row tight">
         <select aria-label="Pin type" value={value.type} onChange={(e) => onChange({ ...value, type: e.target.value as PinType })}>
-          {offered.map((t) => (
+          {PIN_TYPES.map((t) => (
             <option key={t.type} value={t.type}>
               {t.type} · {t.name}
             </option>

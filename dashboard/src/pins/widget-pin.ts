@@ -1,25 +1,20 @@
 import { parsePin } from '../../../common/pins';
-import type { Widget, WidgetConfig } from '../api/types';
+import type { Widget } from '../api/types';
 
 /**
- * The console binds a widget on a D or A pin as `pin` = the pin's number plus the pin's name in the
- * free-form config key `pinName` (docs/console.md "Pins"): the widget API took only a V pin number
- * when this was written. The API now also takes and answers a D or A pin by name (`pin: "D0"`,
- * docs/management-api.md), so a widget bound that way (by the API) is read too.
+ * A widget's pin as the widget API keeps it (docs/management-api.md): a V pin by its number, a D or
+ * A pin by its name (`"D0"`).
  */
-export const PIN_NAME_KEY = 'pinName';
 
-/** The name of the pin a widget shows: `pin` when it is a name, `config.pinName` when it names a D or A pin, else V{pin}. */
-export function widgetPin(widget: Pick<Widget, 'pin' | 'config'>): string {
+/** The name of the pin a widget shows: `pin` when it is a name, else V{pin}. */
+export function widgetPin(widget: Pick<Widget, 'pin'>): string {
   if (typeof widget.pin === 'string') return parsePin(widget.pin)?.name ?? widget.pin;
-  const named = widget.config[PIN_NAME_KEY];
-  const pin = typeof named === 'string' ? parsePin(named) : null;
-  return pin && pin.type !== 'V' ? pin.name : `V${widget.pin}`;
+  return `V${widget.pin}`;
 }
 
-/** What a widget create sends for pin `name`: its number, and its name in the config for D and A pins. */
-export function widgetPinFields(name: string): { pin: number; config: WidgetConfig } {
+/** What a widget create sends for pin `name`: a V pin's number, a D or A pin's name. */
+export function widgetPinField(name: string): number | string {
   const pin = parsePin(name);
   if (!pin) throw new Error(`Not a pin: ${name}`);
-  return { pin: pin.index, config: pin.type === 'V' ? {} : { [PIN_NAME_KEY]: pin.name } };
+  return pin.type === 'V' ? pin.index : pin.name;
 }

@@ -111,8 +111,6 @@ export function WidgetForm(props: {
     for (const [k, v] of Object.entries(editing?.config ?? {})) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return out;
   });
-  // A KEYPAD lock is held on the widget's `pin`, which the widget API reads as a V pin.
-  const pinTypes = type === 'KEYPAD' ? (['V'] as const) : undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -124,16 +122,7 @@ export function WidgetForm(props: {
       <h2>{editing ? `Edit ${title(editing.type)}` : 'Add widget'}</h2>
       <label>
         Type
-        <select
-          aria-label="Widget type"
-          value={type}
-          disabled={!!editing}
-          onChange={(e) => {
-            const next = e.target.value as WidgetType;
-            setType(next);
-            if (next === 'KEYPAD') setPin({ ...pin, type: 'V' });
-          }}
-        >
+        <select aria-label="Widget type" value={type} disabled={!!editing} onChange={(e) => setType(e.target.value as WidgetType)}>
           {WIDGET_TYPES.map((t) => (
             <option key={t} value={t}>
               {title(t)}
@@ -149,7 +138,7 @@ export function WidgetForm(props: {
         ariaLabel="Widget device"
         disabled={!!editing}
       />
-      <PinPicker label="Widget pin" value={pin} onChange={setPin} types={pinTypes} disabled={!!editing} />
+      <PinPicker label="Widget pin" value={pin} onChange={setPin} disabled={!!editing} />
       {keysOf(type).map((key) => (
         <ConfigField key={key} name={key} value={fields[key] ?? ''} onChange={(v) => setFields({ ...fields, [key]: v })} />
       ))}

@@ -2,7 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { api } from '../../api/client';
 import { errorText } from '../../api/errors';
 import type { Layout, Project, Widget } from '../../api/types';
-import { widgetPinFields } from '../../pins/widget-pin';
+import { widgetPinField } from '../../pins/widget-pin';
 import { useDeviceNames } from '../../devices/device-names';
 import { useDeviceSnapshots } from '../../realtime/snapshots';
 import { useSocket } from '../../realtime/socket';
@@ -56,7 +56,6 @@ export function DashboardView({ project }: { project: Project }) {
     try {
       if (editing && editing !== 'new') await api.updateWidget(editing.id, { config: configPatch(editing, draft) });
       else {
-        const bound = widgetPinFields(draft.pin);
         const layout = firstFreeSlot(
           (list ?? []).map((w) => w.layout),
           defaultSize(draft.type),
@@ -65,9 +64,9 @@ export function DashboardView({ project }: { project: Project }) {
           type: draft.type,
           deviceId: draft.deviceId,
           projectId: project.id,
-          pin: bound.pin,
+          pin: widgetPinField(draft.pin),
           layout,
-          config: { ...draft.config, ...bound.config },
+          config: draft.config,
         });
       }
       setEditing(null);
