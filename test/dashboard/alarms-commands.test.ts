@@ -55,6 +55,13 @@ test('the alarms tab lists a raised alarm live; acknowledge and clear act on it'
   await alarm.getByText('critical').waitFor();
   await screenshot(page, 'alarms');
 
+  // The critical rule's notice reads as words and goes out at priority high (docs/alarms.md).
+  await page.goto(`${stack.baseUrl}/notifications`);
+  const notice = page.getByTestId('notification').filter({ hasText: 'Critical: V1 above 80' });
+  await notice.and(page.locator('[data-priority="high"]')).waitFor();
+  await notice.getByText('hot 95').waitFor();
+  await page.goto(`${stack.baseUrl}/projects/${projectId}/alarms`);
+
   await alarm.getByRole('button', { name: 'Acknowledge' }).click();
   await alarm.and(page.locator('[data-acknowledged="true"]')).waitFor();
   await alarm.getByRole('button', { name: 'Clear' }).click();
