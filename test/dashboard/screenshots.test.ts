@@ -1,6 +1,6 @@
 /**
  * The console's screenshots in docs/screenshots/<screen>-1280.png and <screen>-390.png, of one
- * greenhouse project (`npx jest test/dashboard/screenshots.test.ts` makes them afresh). Every screen
+ * greenhouse project (`npm run screenshots` makes them afresh). Every screen
  * is also checked at 390 px: nothing wider than the window, and no console error on the way.
  */
 import path from 'node:path';

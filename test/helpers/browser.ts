@@ -1,11 +1,20 @@
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 
 export { openBrowser, type Browser } from '../../scripts/chromium';
 
-export const SCREENSHOTS = path.resolve(__dirname, '../../docs/screenshots');
+/**
+ * Where the console's screenshots go: docs/screenshots (linked from the README) when the run is
+ * `npm run screenshots` (DDS_SCREENSHOTS=1), so an ordinary test run leaves the tracked images as
+ * they are; a throw-away folder otherwise (the screens are still rendered and checked).
+ */
+export const SCREENSHOTS =
+  process.env.DDS_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../docs/screenshots') : path.join(os.tmpdir(), 'dds-screenshots');
+mkdirSync(SCREENSHOTS, { recursive: true });
 
-/** Writes docs/screenshots/<name>.png (linked from README). */
+/** Writes <name>.png into SCREENSHOTS. */
 export function screenshot(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
