@@ -5,7 +5,7 @@
  * balancer config (deploy/haproxy.cfg, one server per gateway). A service in one and not the other
  * fails here, so the two cannot drift apart silently. No server is started.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brokerConfig } from '../../scripts/cluster/backends';
@@ -130,7 +130,8 @@ describe('docker-compose.yml and the cluster harness describe the same deploymen
   it('runs the broker with deploy/mosquitto/mosquitto.conf, which the harness runs too', async () => {
     const broker = services[(byRole.get('broker') ?? [])[0] as string];
     expect(broker?.volumes?.some((v) => v.startsWith('./deploy/mosquitto/mosquitto.conf:'))).toBe(true);
-    const rendered = await brokerConfig(mkdtempSync(join(tmpdir(), 'dds-compose-topology-')));
+    const dir = mkdtempSync(join(tmpdir(), 'dds-compose-topology-'));
+    const rendered = await brokerConfig(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(rendered).toMatch(/^persistence true$/m);
     expect(rendered).toMatch(/^listener 1883 10\.77\.0\.\d+$/m);
   });
