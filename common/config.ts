@@ -14,7 +14,7 @@ const hopCount = z
   .string()
   .refine(
     (v) => v !== 'true',
-    'a hop count now: 0 without a proxy, 1 behind one (e.g. nginx); `true` trusted every hop, so a forged X-Forwarded-For chose the client address',
+    'a hop count now: 0 without a proxy, 1 behind one (e.g. haproxy); `true` trusted every hop, so a forged X-Forwarded-For chose the client address',
   )
   .transform((v) => (v === 'false' ? '0' : v))
   .pipe(z.string().regex(/^\d{1,2}$/, 'a hop count: 0 without a proxy, else the number of proxies in front of the node'))
