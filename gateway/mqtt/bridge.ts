@@ -1,3 +1,4 @@
+import type { IConnackPacket } from 'mqtt';
 import { z } from 'zod';
 import { withDeadline } from '../../common/deadline';
 import { INFO_FIELD_MAX_LENGTH } from '../../common/device-info';
@@ -211,15 +212,21 @@ export function startMqttBridge(deps: BridgeDeps) {
       },
       (err) => logger.warn({ err }, 'PUBACK not written; the broker sends the value again'),
     );
-    const subscribe = () => {
+    const subscribe = (connack?: IConnackPacket) => {
+      // A session the broker kept: Mosquitto 2.0 restores a persisted session without its shared
+      // subscriptions (a broker restart), and a SUBSCRIBE alone is then a no-op on them, so the node
+      // would get no device value until its session ended. An UNSUBSCRIBE first, sent in the same
+      // write, makes the SUBSCRIBE take; what the session had queued is delivered all the same.
+      const renewed = connack?.sessionPresent ? client.unsubscribeAsync(filters) : Promise.resolve();
       // Retain As Published: a device's retained message comes with its flag, to be cleared (clearRetained).
-      client.subscribeAsync([...filters, probe.topic(client)], { qos: 1, rap: true }).then(
+      const subscribing = client.subscribeAsync([...filters, probe.topic(client)], { qos: 1, rap: true });
+      Promise.all([renewed, subscribing]).then(
         () => subscribed.add(client),
         (err: unknown) => logger.error({ err }, 'mqtt subscribe failed'),
       );
     };
     const lost = () => subscribed.delete(client);
-    client.on('connect', subscribe);
+    client.on('connect', (connack) => subscribe(connack));
     client.on('close', lost);
     if (client.connected) subscribe();
     return { client, subscribe, lost };

@@ -52,14 +52,22 @@ export const MAX_PACKET_BYTES = 65_536;
  * and packets over MAX_PACKET_BYTES refused (`max_packet_size`: the client that sends one is disconnected).
  * `user` keeps the current user, so a broker started as root still reads its files in a 0700 dir.
  * `maxQueuedMessages` (default MAX_QUEUED_MESSAGES) is per client; null leaves Mosquitto's own
- * default, as the ingest bench does to show what that default drops.
+ * default, as the ingest bench does to show what that default drops. `persistenceDir` keeps the
+ * broker's sessions and queues there across a restart (as deploy/mosquitto/mosquitto.conf does);
+ * without it they live in memory.
  */
-export function mosquittoConf(options: { port: number; plugin: string; dynsecFile: string; maxQueuedMessages?: number | null }): string {
+export function mosquittoConf(options: {
+  port: number;
+  plugin: string;
+  dynsecFile: string;
+  maxQueuedMessages?: number | null;
+  persistenceDir?: string;
+}): string {
   const maxQueued = options.maxQueuedMessages === undefined ? MAX_QUEUED_MESSAGES : options.maxQueuedMessages;
   return [
     'per_listener_settings false',
     `user ${userInfo().username}`,
-    'persistence false',
+    ...(options.persistenceDir ? ['persistence true', `persistence_location ${options.persistenceDir}/`] : ['persistence false']),
     'log_dest stderr',
     'log_type error',
     'log_type warning',

@@ -42,6 +42,8 @@ export interface MosquittoOptions {
   dataDir?: string;
   /** Tie the server to this process's life (spawnServer). */
   owner?: ServerOwner;
+  /** Keep sessions and their queues on disk across a restart (mosquittoConf). */
+  persistent?: boolean;
 }
 
 async function initDynsec(dynsecFile: string, password: string): Promise<void> {
@@ -72,7 +74,13 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
   const run = async (port: number): Promise<MosquittoServer> => {
     await writeFile(
       confFile,
-      mosquittoConf({ port, plugin: findDynsecPlugin(), dynsecFile, maxQueuedMessages: options.maxQueuedMessages }),
+      mosquittoConf({
+        port,
+        plugin: findDynsecPlugin(),
+        dynsecFile,
+        maxQueuedMessages: options.maxQueuedMessages,
+        ...(options.persistent ? { persistenceDir: workDir } : {}),
+      }),
       { mode: 0o600 },
     );
     const url = `mqtt://127.0.0.1:${port}`;

@@ -149,11 +149,12 @@ export async function ownDurableTemporal(): Promise<RestartableServer> {
 
 /**
  * A private Mosquitto with dynamic security (its accounts live in its temp dir, and survive a
- * restart on the same port); `maxQueuedMessages` as in scripts/dev-servers/mosquitto-config.ts.
+ * restart on the same port); `maxQueuedMessages` as in scripts/dev-servers/mosquitto-config.ts;
+ * `persistent`: its sessions and queues survive a restart too, as in a deployment.
  */
-export async function ownMosquitto(options: { maxQueuedMessages?: number | null } = {}): Promise<RestartableServer> {
+export async function ownMosquitto(options: { maxQueuedMessages?: number | null; persistent?: boolean } = {}): Promise<RestartableServer> {
   const base = await tempDir();
-  let current = await startMosquitto({ dir: base, maxQueuedMessages: options.maxQueuedMessages });
+  let current = await startMosquitto({ dir: base, maxQueuedMessages: options.maxQueuedMessages, persistent: options.persistent ?? false });
   const server = ownServer(
     {
       MQTT_URL: current.url,
