@@ -28,7 +28,8 @@ const FROM: Record<Exclude<CommandState, 'queued'>, CommandState[]> = {
   // The device may echo before the sender has marked the command sent.
   acknowledged: ['queued', 'sent'],
   expired: ['queued'],
-  superseded: ['queued'],
+  // Sent and still awaited when a newer command on its pin was sent: its echo can no longer be told apart.
+  superseded: ['queued', 'sent'],
 };
 
 /** The command a client sees: its state as of `now` (a queued one past its TTL is expired, sent or not yet). */
@@ -41,10 +42,11 @@ export function commandView(stored: StoredCommand, now = Date.now()): Command {
 /** Commands with a receipt (docs/commands.md): one record per app write toward a device, made by its ingest step (store/store-point.ts). */
 export function createCommandStore(redis: Redis) {
   const keysOf = (deviceId: string, commandId: string) => [keys.device(deviceId), keys.command(commandId), keys.deviceState(deviceId)];
-  const parse = (reply: unknown): CommandChange | null => {
+  const run = async (deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string) => {
+    const reply = await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]);
     if (!reply) return null;
-    const [json, changed] = reply as [string, number];
-    return { command: JSON.parse(json) as StoredCommand, changed: Number(changed) === 1 };
+    const [json, changed, replaced] = reply as [string, number, string];
+    return { change: { command: JSON.parse(json) as StoredCommand, changed: Number(changed) === 1 }, replaced };
   };
 
   return {
@@ -64,7 +66,11 @@ export function createCommandStore(redis: Redis) {
       at = new Date().toISOString(),
     ): Promise<CommandChange | null> {
       if (!isCommandIdOf(deviceId, commandId)) return null;
-      return parse(await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]));
+      const moved = await run(deviceId, commandId, state, at);
+      // A command sent on a pin where an older one was still awaited: the older one ends superseded
+      // (docs/commands.md), in a second step; a node stopped between the two leaves it `sent`.
+      if (moved?.replaced) await run(deviceId, moved.replaced, 'superseded', at);
+      return moved?.change ?? null;
     },
 
     async get(commandId: string): Promise<StoredCommand | null> {

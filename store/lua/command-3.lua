@@ -6,9 +6,11 @@
 --       5–7 where the device's events are published (lib/device-events.lua)
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
 -- the device acknowledges it by publishing the same value there (store-point-12.lua) or its id on
--- `{root}/{id}/ack`. A move publishes the command's `command` event (docs/realtime.md) in the same
--- step. Returns {record JSON, 1 changed | 0 not (another state)}, or nil when the device or the
--- command does not exist (or the command is another device's).
+-- `{root}/{id}/ack`. A command sent in place of another one still awaited on the pin returns that
+-- one's id, for the caller to move it to superseded (store/commands.ts). A move publishes the
+-- command's `command` event (docs/realtime.md) in the same step. Returns {record JSON, 1 changed |
+-- 0 not (another state), the id of the command it replaced as awaited or ''}, or nil when the
+-- device or the command does not exist (or the command is another device's).
 -- #include lib/device-events.lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local json = redis.call('GET', KEYS[2])
@@ -19,11 +21,17 @@ local allowed = false
 for from in string.gmatch(ARGV[3], '[^,]+') do
   if c.state == from then allowed = true end
 end
-if not allowed then return {json, 0} end
+if not allowed then return {json, 0, ''} end
 c.state = ARGV[1]
 local awaitField = 'ack:' .. c.pin
+local replaced = ''
 if ARGV[1] == 'sent' then
   c.sentAt = ARGV[2]
+  local waiting = redis.call('HGET', KEYS[3], awaitField)
+  if waiting then
+    local previous = cjson.decode(waiting).commandId
+    if previous ~= c.id then replaced = previous end
+  end
   redis.call('HSET', KEYS[3], awaitField, cjson.encode({commandId = c.id, value = c.value}))
 elseif ARGV[1] == 'acknowledged' then
   c.acknowledgedAt = ARGV[2]
@@ -33,4 +41,4 @@ end
 local out = cjson.encode(c)
 redis.call('SET', KEYS[2], out, 'KEEPTTL')
 publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, c.projectId, c.deviceId, 'command', commandEvent(c, redis.call('HINCRBY', KEYS[1], 'seq', 1)))
-return {out, 1}
+return {out, 1, replaced}

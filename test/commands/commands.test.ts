@@ -103,6 +103,24 @@ test('an online device acknowledges on its ack topic; a value that differs ackno
   await eventually(async () => expect((await command(written.commandId)).state).toBe('acknowledged'));
 }, 30_000);
 
+test('a sent command not yet acknowledged is superseded when a newer one on its pin is sent; the newer one is acknowledged', async () => {
+  const device = await createDevice(stack.request, owner, projectId);
+  const { client, received } = await deviceClient(device);
+  await client.publishAsync(`${root()}/${device.id}/status`, 'online', { qos: 1 });
+  await eventually(async () => expect(await stack.redis.hget(keys.deviceState(device.id), 'status')).toBe('online'));
+  const first = await write(device.id, 8, '10');
+  await eventually(async () => expect((await command(first.commandId)).state).toBe('sent'));
+  const second = await write(device.id, 8, '20');
+  await eventually(() => expect(received).toContainEqual({ pin: 'V8', value: '20' }));
+  await eventually(async () => expect((await command(first.commandId)).state).toBe('superseded'));
+  await eventually(() => expect(statesOf(first.commandId)).toEqual(['queued', 'sent', 'superseded']));
+  // The older value's late echo acknowledges nothing; the newer one's echo acknowledges it.
+  await client.publishAsync(`${root()}/${device.id}/pin/V8`, '10', { qos: 1 });
+  await client.publishAsync(`${root()}/${device.id}/pin/V8`, '20', { qos: 1 });
+  await eventually(async () => expect((await command(second.commandId)).state).toBe('acknowledged'));
+  expect((await command(first.commandId)).state).toBe('superseded');
+}, 30_000);
+
 test('a command with a TTL expires unsent; a newer write supersedes a queued one', async () => {
   const device = await createDevice(stack.request, owner, projectId);
   const ttl = await emitWithAck<{ success: boolean; commandId: string; delivered: boolean }>(socket, 'pin:write', {
