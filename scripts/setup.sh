@@ -18,27 +18,27 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   }
 fi
 
+# Installs Debian packages with apt-get, as root or through sudo; stops the setup when neither can.
+apt_install() {
+  local as_root
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "no apt-get here: install $* yourself" >&2
+    exit 1
+  elif [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
+    say "not root and no sudo: install $* yourself" >&2
+    exit 1
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
 missing=()
 for tool in redis-server mosquitto mosquitto_ctrl; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
 done
-
 if [ "${#missing[@]}" -gt 0 ]; then
   say "missing ${missing[*]}; installing redis-server, mosquitto and mosquitto-clients with apt-get"
-  if ! command -v apt-get >/dev/null 2>&1; then
-    say "no apt-get here: install Redis and Mosquitto (with mosquitto_ctrl) yourself" >&2
-    exit 1
-  elif [ "$(id -u)" -eq 0 ]; then
-    as_root=()
-  elif command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo)
-  else
-    say "not root and no sudo: install redis-server, mosquitto and mosquitto-clients yourself" >&2
-    exit 1
-  fi
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    redis-server mosquitto mosquitto-clients
+  apt_install redis-server mosquitto mosquitto-clients
 fi
 
 # PostgreSQL (pin history): scripts/dev-servers/postgres.ts runs Debian's binaries from
@@ -52,26 +52,13 @@ has_postgres() {
 }
 if ! has_postgres; then
   say "missing PostgreSQL (initdb, pg_ctl); installing Debian's postgresql with apt-get"
-  if ! command -v apt-get >/dev/null 2>&1; then
-    say "no apt-get here: install PostgreSQL (initdb, pg_ctl, postgres) yourself" >&2
-    exit 1
-  elif [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
-    say "not root and no sudo: install the postgresql package yourself" >&2
-    exit 1
-  fi
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql
+  apt_install postgresql
 fi
 
 # The browser tests drive Debian's Chromium through playwright-core (never a Playwright download).
 if [ ! -x /usr/bin/chromium ]; then
   say "missing /usr/bin/chromium; installing Debian's chromium with apt-get"
-  if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
-    say "not root and no sudo: install the chromium package yourself" >&2
-    exit 1
-  fi
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+  apt_install chromium
 fi
 
 # The cluster harness (npm run cluster, docs/cluster.md) balances its gateways with Debian's
@@ -79,12 +66,7 @@ fi
 # runs it itself; the package's own service is not started here.
 if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
   say "missing haproxy; installing Debian's haproxy with apt-get"
-  if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else
-    say "not root and no sudo: install the haproxy package yourself" >&2
-    exit 1
-  fi
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy
+  apt_install haproxy
 fi
 
 say "ok"
