@@ -8,7 +8,6 @@ import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -23,21 +22,6 @@ import { PROJECT_ROOT, waitFor } from './wait';
 import { hostNamed, hostsOf, PORTS, REDIS_MASTERS, REDIS_NODES, REDIS_REPLICAS_PER_MASTER, REDIS_SETTINGS } from './topology';
 
 const run = promisify(execFile);
-
-export function redisPing(host: string, port: number = PORTS.redis): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host, port });
-    socket.setTimeout(1000, () => socket.destroy(new Error('PING timed out')));
-    socket.once('error', reject);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (reply) => {
-      socket.destroy();
-      const text = reply.toString().trim();
-      if (text === '+PONG') resolve(text);
-      else reject(new Error(`PING answered ${text}`));
-    });
-  });
-}
 
 export async function redisCli(host: string, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-h', host, '-p', String(PORTS.redis), ...args], { timeout: 10_000 })).stdout;

@@ -14,11 +14,11 @@ import {
   preparePostgres,
   provisionBroker,
   redisCli,
-  redisPing,
   redisProcesses,
   temporalAnswers,
   temporalProcess,
 } from './backends';
+import { redisPing } from '../dev-servers/redis';
 import type { HostProcess } from './host-process';
 import { buildNetwork, setDataLink } from './net';
 import { claimRun, releaseRun } from './run-record';
@@ -90,7 +90,7 @@ export class Cluster {
     const postgres = this.add(await postgresProcess(this.dir, logDir));
     const temporal = this.add(await temporalProcess(logDir));
     await Promise.all([...redis, broker, postgres, temporal].map((p) => p.start()));
-    await Promise.all(redis.map((p) => waitFor(`${p.label} PING`, 15_000, () => redisPing(p.host.data as string), p)));
+    await Promise.all(redis.map((p) => waitFor(`${p.label} PING`, 15_000, () => redisPing(p.host.data as string, PORTS.redis), p)));
     await createRedisCluster();
     await provisionBroker(broker, this.secrets.broker);
     const [databaseUrl, temporalAddress] = await Promise.all([preparePostgres(postgres), temporalAnswers(temporal)]);
@@ -173,7 +173,7 @@ export class Cluster {
     await p.start();
     if (p.host.role === 'gateway') await waitGatewayReady(p, readyMs);
     else if (p.host.role === 'worker') await waitWorkerRunning(p, readyMs, logLength);
-    else if (p.host.role === 'redis') await waitFor(`${name} PING`, readyMs, () => redisPing(p.host.data as string), p);
+    else if (p.host.role === 'redis') await waitFor(`${name} PING`, readyMs, () => redisPing(p.host.data as string, PORTS.redis), p);
     else if (p.host.role === 'broker') await waitFor('the broker', readyMs, () => brokerAnswers(this.secrets.broker), p);
   }
 

@@ -11,9 +11,10 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-function ping(port: number): Promise<void> {
+/** One PING over a plain socket: resolves on +PONG, rejects otherwise or after a second. */
+export function redisPing(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
+    const socket = createConnection({ host, port });
     socket.setTimeout(1000, () => socket.destroy(new Error('PING timed out')));
     socket.once('error', reject);
     socket.once('connect', () => socket.write('PING\r\n'));
@@ -47,7 +48,7 @@ async function startRedisOn(options: RedisOptions, workDir: string, port: number
   const appendOnly = options.dataDir ? 'yes' : 'no';
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', appendOnly, '--dir', workDir];
   const server = await spawnServer('redis-server', 'redis-server', args, join(workDir, 'redis.log'), options.owner);
-  await bootServer(server, () => poll(server, () => ping(port), 10_000));
+  await bootServer(server, () => poll(server, () => redisPing('127.0.0.1', port), 10_000));
   return { url: `redis://127.0.0.1:${port}`, pid: server.pid, stop: () => server.stop() };
 }
 
@@ -103,7 +104,7 @@ export async function startRedisCluster(options: { dir: string; masters?: number
           '5000',
         ];
         const node = await spawnServer('redis-server', 'redis-server', args, join(nodeDir, 'redis.log'));
-        await bootServer(node, () => poll(node, () => ping(port), 10_000));
+        await bootServer(node, () => poll(node, () => redisPing('127.0.0.1', port), 10_000));
         ports.push(port);
         return node;
       });
