@@ -10,6 +10,7 @@ import { DeviceScreen } from './screens/device/DeviceScreen';
 import { AccountScreen } from './screens/account/AccountScreen';
 import { NotificationsScreen } from './screens/NotificationsScreen';
 import { HistoryScreen } from './screens/history/HistoryScreen';
+import { TemplateScreen } from './screens/templates/TemplateScreen';
 import { NotFound } from './screens/NotFound';
 import { pinName } from './pins/pin-types';
 import { UnreadBadge } from './screens/UnreadBadge';
@@ -73,6 +74,7 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/devices/:deviceId', path))) return <DeviceScreen deviceId={m.deviceId as string} />;
   if ((m = match('/devices/:deviceId/pins/:pin', path)))
     return <HistoryScreen deviceId={m.deviceId as string} pin={pinName(m.pin as string)} />;
+  if ((m = match('/templates/:templateId', path))) return <TemplateScreen templateId={m.templateId as string} />;
   if (match('/account', path)) return <AccountScreen />;
   if (match('/notifications', path)) return <NotificationsScreen />;
   return <NotFound />;

@@ -7,14 +7,16 @@ import type {
   Member,
   NotificationPage,
   NotificationRecord,
-  NotificationRule,
   PinLock,
   Point,
   QuotaDetails,
   Project,
   Role,
+  ScopedRule,
   Session,
   SimpleApi,
+  Template,
+  TemplateBody,
   User,
   Widget,
   WidgetConfig,
@@ -127,13 +129,21 @@ export const api = {
     call<Member>('PATCH', `/projects/${projectId}/members/${userId}`, { body: { role } }),
   removeMember: (projectId: string, userId: string) => call<void>('DELETE', `/projects/${projectId}/members/${userId}`),
 
-  devices: (query: { projectId?: string; status?: string; q?: string; tag?: string; page?: number; limit?: number }) =>
+  devices: (query: { projectId?: string; status?: string; q?: string; tag?: string; templateId?: string; page?: number; limit?: number }) =>
     call<DeviceList>('GET', '/devices', { query }),
   device: (id: string) => call<Device>('GET', `/devices/${id}`),
-  createDevice: (body: { name: string; projectId: string; description?: string; tags?: string[] }) =>
-    call<Device>('POST', '/devices', { body }),
-  updateDevice: (id: string, body: { name?: string; description?: string; tags?: string[] }) =>
-    call<Device>('PATCH', `/devices/${id}`, { body }),
+  createDevice: (body: {
+    name: string;
+    projectId: string;
+    description?: string;
+    tags?: string[];
+    templateId?: string | null;
+    heartbeatTimeoutS?: number | null;
+  }) => call<Device>('POST', '/devices', { body }),
+  updateDevice: (
+    id: string,
+    body: { name?: string; description?: string; tags?: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
+  ) => call<Device>('PATCH', `/devices/${id}`, { body }),
   deleteDevice: (id: string) => call<void>('DELETE', `/devices/${id}`),
   regenerateDeviceToken: (id: string) => call<{ token: string }>('POST', `/devices/${id}/regenerate-token`),
   deviceStatus: (id: string) =>
@@ -166,16 +176,28 @@ export const api = {
   deleteHistory: (deviceId: string, pin: string, range: { from: string; to: string }) =>
     call<{ deleted: number }>('DELETE', `/data/${deviceId}/${pin}`, { query: range }),
 
-  widgets: (projectId: string) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: { projectId } }),
-  createWidget: (body: { type: string; projectId: string; deviceId: string; pin: number | string; layout: Layout; config: WidgetConfig }) =>
-    call<Widget>('POST', '/widgets', { body }),
+  templates: (projectId: string) => call<{ templates: Template[] }>('GET', '/templates', { query: { projectId } }),
+  template: (id: string) => call<Template>('GET', `/templates/${id}`),
+  createTemplate: (body: Partial<TemplateBody> & { projectId: string; name: string }) => call<Template>('POST', '/templates', { body }),
+  updateTemplate: (id: string, body: Partial<TemplateBody>) => call<Template>('PATCH', `/templates/${id}`, { body }),
+  deleteTemplate: (id: string) => call<void>('DELETE', `/templates/${id}`),
+
+  /** A project's widgets (`projectId`) or a template's (`templateId`). */
+  widgets: (owner: { projectId: string } | { templateId: string }) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: owner }),
+  /** A widget of one device (`deviceId`) or of a template's pin (`templateId`). */
+  createWidget: (
+    body: { type: string; projectId: string; pin: number | string; layout: Layout; config: WidgetConfig } & (
+      | { deviceId: string }
+      | { templateId: string }
+    ),
+  ) => call<Widget>('POST', '/widgets', { body }),
   updateWidget: (id: string, body: { layout?: Layout; config?: Record<string, unknown> }) =>
     call<Widget>('PATCH', `/widgets/${id}`, { body }),
   deleteWidget: (id: string) => call<void>('DELETE', `/widgets/${id}`),
 
-  rules: (projectId: string) => call<{ rules: NotificationRule[] }>('GET', '/notifications/rules', { query: { projectId } }),
-  createRule: (body: Record<string, unknown>) => call<NotificationRule>('POST', '/notifications/rules', { body }),
-  updateRule: (id: string, body: Record<string, unknown>) => call<NotificationRule>('PATCH', `/notifications/rules/${id}`, { body }),
+  rules: (projectId: string) => call<{ rules: ScopedRule[] }>('GET', '/notifications/rules', { query: { projectId } }),
+  createRule: (body: Record<string, unknown>) => call<ScopedRule>('POST', '/notifications/rules', { body }),
+  updateRule: (id: string, body: Record<string, unknown>) => call<ScopedRule>('PATCH', `/notifications/rules/${id}`, { body }),
   deleteRule: (id: string) => call<void>('DELETE', `/notifications/rules/${id}`),
 
   notifications: (query: { projectId?: string; deviceId?: string; type?: string; unread?: boolean; page?: number; limit?: number }) =>

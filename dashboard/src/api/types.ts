@@ -1,5 +1,6 @@
 /** Records the management API answers with (docs/api.md, docs/management-api.md). */
-import type { DeviceStatus } from '../../../common/contracts';
+import type { DeviceStatus, NotificationRule } from '../../../common/contracts';
+import type { DATA_TYPES } from '../../../common/widget-config';
 import type { QuotaResource } from '../../../common/quotas';
 
 export type {
@@ -7,7 +8,6 @@ export type {
   DeviceStatusEvent,
   NotificationChannel,
   NotificationRecord,
-  NotificationRule,
   PinLock,
   PinUpdateEvent,
   RuleCondition,
@@ -73,6 +73,10 @@ export interface Device {
   token: string;
   ipAddress: string | null;
   firmwareVersion: string | null;
+  /** The device's template (DESIGN §12), or null. */
+  templateId: string | null;
+  /** Its own heartbeat timeout in seconds; null: its template's, else the service's default. */
+  heartbeatTimeoutS: number | null;
   createdAt: string;
 }
 
@@ -119,7 +123,9 @@ export interface Widget {
   id: string;
   type: string;
   projectId: string;
-  deviceId: string;
+  /** The device it shows; null for a template's widget (bound to `templateId`'s pin instead). */
+  deviceId: string | null;
+  templateId?: string | null;
   /** A V pin's number; a D or A pin's name (`"D0"`, docs/management-api.md). */
   pin: number | string;
   layout: Layout;
@@ -127,6 +133,54 @@ export interface Widget {
   createdAt: string;
   updatedAt: string;
 }
+
+/** A widget bound to one device, as the grid shows it: a template's widget gets the device picked for it. */
+export type DeviceWidget = Widget & { deviceId: string };
+
+export const isDeviceWidget = (w: Widget): w is DeviceWidget => typeof w.deviceId === 'string' && w.deviceId !== '';
+
+export type DataType = (typeof DATA_TYPES)[number];
+
+/** One pin a template declares (DESIGN §12): `pin` is its name, V0, D3, A15. */
+export interface TemplatePin {
+  pin: string;
+  name: string;
+  dataType: DataType;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+}
+
+/** A device template: what a kind of device sends, its heartbeat timeout, and the dashboard its devices share. */
+export interface Template {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  heartbeatTimeoutS: number | null;
+  pins: TemplatePin[];
+  deviceCount: number;
+  createdAt: string;
+}
+
+/** What a template create or PATCH sends (PATCH: any of them). */
+export interface TemplateBody {
+  name: string;
+  description: string;
+  heartbeatTimeoutS: number | null;
+  pins: TemplatePin[];
+}
+
+/** Which devices a rule watches (DESIGN §12): one, a template's, those with a tag, or every one of the project. */
+export type RuleScope = 'device' | 'template' | 'tag' | 'project';
+
+/** A notification rule with its scope; `deviceId` is null unless the scope is one device. */
+export type ScopedRule = Omit<NotificationRule, 'deviceId' | 'scope' | 'templateId' | 'tag'> & {
+  deviceId: string | null;
+  scope: RuleScope;
+  templateId: string | null;
+  tag: string | null;
+};
 
 export interface Point {
   timestamp: string;

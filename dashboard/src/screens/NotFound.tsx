@@ -1,10 +1,12 @@
 import { Link } from '../router';
 
-/** What a missing page, project, device or pin shows: what is missing, why it may be, and the way back. */
-export function NotFound({ what = 'page' }: { what?: 'page' | 'project' | 'device' | 'pin' }) {
+const TITLES = { page: 'Page', project: 'Project', device: 'Device', template: 'Template', pin: 'Pin' } as const;
+
+/** What a missing page, project, device, template or pin shows: what is missing, why it may be, and the way back. */
+export function NotFound({ what = 'page' }: { what?: keyof typeof TITLES }) {
   return (
     <div className="card not-found" data-testid="not-found">
-      <h1>{what === 'page' ? 'Page' : what === 'project' ? 'Project' : what === 'device' ? 'Device' : 'Pin'} not found</h1>
+      <h1>{TITLES[what]} not found</h1>
       <p className="muted">
         {what === 'page'
           ? `Nothing is at ${location.pathname}.`

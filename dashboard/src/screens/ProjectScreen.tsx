@@ -8,11 +8,13 @@ import { MembersView } from './MembersView';
 import { NotFound } from './NotFound';
 import { ProjectSettings } from './ProjectSettings';
 import { AlarmsView } from './AlarmsView';
-import { RulesView } from './RulesView';
+import { RulesView } from './rules/RulesView';
+import { TemplatesView } from './templates/TemplatesView';
 
 const TABS: Array<[string, string]> = [
   ['dashboard', 'Dashboard'],
   ['devices', 'Devices'],
+  ['templates', 'Templates'],
   ['rules', 'Rules'],
   ['alarms', 'Alarms'],
   ['members', 'Members'],
@@ -41,6 +43,7 @@ export function ProjectScreen({ projectId, tab }: { projectId: string; tab: stri
       </nav>
       {tab === 'dashboard' && <DashboardView project={project} />}
       {tab === 'devices' && <DevicesView project={project} />}
+      {tab === 'templates' && <TemplatesView project={project} />}
       {tab === 'rules' && <RulesView project={project} />}
       {tab === 'alarms' && <AlarmsView project={project} />}
       {tab === 'members' && <MembersView project={project} />}

@@ -12,6 +12,10 @@ const PAGE = 100;
  */
 export function DevicePicker(props: {
   projectId: string;
+  /** Only the devices of this template. */
+  templateId?: string;
+  /** The field's label (default "Device"). */
+  label?: string;
   value: string;
   onChange: (deviceId: string) => void;
   /** The name of `value`, shown when it is not among the matches. */
@@ -19,10 +23,13 @@ export function DevicePicker(props: {
   ariaLabel?: string;
   disabled?: boolean;
 }) {
-  const { projectId, value, onChange } = props;
+  const { projectId, templateId, value, onChange } = props;
   const [q, setQ] = useState('');
   const settled = useSettled(q.trim());
-  const list = useLoad(() => api.devices({ projectId, q: settled || undefined, limit: PAGE }), [projectId, settled]);
+  const list = useLoad(
+    () => api.devices({ projectId, templateId, q: settled || undefined, limit: PAGE }),
+    [projectId, templateId, settled],
+  );
   const devices = list.data?.devices ?? [];
   const first = devices[0]?.id;
   useEffect(() => {
@@ -33,7 +40,7 @@ export function DevicePicker(props: {
   return (
     <div className="field">
       <label>
-        Device
+        {props.label ?? 'Device'}
         <select aria-label={props.ariaLabel} value={value} disabled={props.disabled} onChange={(e) => onChange(e.target.value)}>
           {!devices.some((d) => d.id === value) && value && <option value={value}>{props.valueName ?? 'device'}</option>}
           {devices.map((d) => (

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { DATA_TYPES, type ConfigKey } from '../../../common/widget-config';
-import type { JsonValue, Widget, WidgetConfig } from '../api/types';
+import type { JsonValue, Template, TemplatePin, Widget, WidgetConfig } from '../api/types';
 import { draftName, PinPicker, pinDraftOf, type PinDraft } from '../pins/PinPicker';
 import { widgetPin } from '../pins/widget-pin';
 import { DevicePicker } from '../ui/DevicePicker';
@@ -9,6 +9,7 @@ import { CONFIG_FIELDS, DATA_TYPE_LABELS } from './config-fields';
 
 export interface WidgetDraft {
   type: WidgetType;
+  /** The device picked; empty on a template's dashboard (its widgets follow the device shown). */
   deviceId: string;
   /** The pin's name: V0–V255, D0–D99 or A0–A15. */
   pin: string;
@@ -93,9 +94,55 @@ function ConfigField({ name, value, onChange }: { name: ConfigKey; value: string
   );
 }
 
-/** The form of one type: its fields are the config keys the gateway's schema knows for that type. */
+/** The form fields a template pin fills in: its name as the title (unless one is typed), data type, unit and range. */
+function fieldsOfPin(fields: Record<string, string>, pin: TemplatePin): Record<string, string> {
+  const text = (v: string | number | null) => (v === null ? '' : String(v));
+  return {
+    ...fields,
+    label: fields.label || pin.name,
+    dataType: pin.dataType,
+    suffix: text(pin.unit),
+    min: text(pin.min),
+    max: text(pin.max),
+  };
+}
+
+/** A template's pins to pick from; a pick sets the pin and fills the fields it knows. */
+function TemplatePinSelect(props: { template: Template; pin: string; onPick: (pin: TemplatePin) => void; disabled: boolean }) {
+  const pins = props.template.pins;
+  if (pins.length === 0) return <p className="muted">The template declares no pins yet: pick any pin below.</p>;
+  const chosen = pins.some((p) => p.pin === props.pin) ? props.pin : '';
+  return (
+    <label>
+      Template pin
+      <select
+        aria-label="Template pin"
+        value={chosen}
+        disabled={props.disabled}
+        onChange={(e) => {
+          const pin = pins.find((p) => p.pin === e.target.value);
+          if (pin) props.onPick(pin);
+        }}
+      >
+        <option value="">Another pin (below)</option>
+        {pins.map((p) => (
+          <option key={p.pin} value={p.pin}>
+            {p.pin} · {p.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * The form of one type: its fields are the config keys the gateway's schema knows for that type.
+ * With `template` the widget binds a pin of the template instead of a device's.
+ */
 export function WidgetForm(props: {
   projectId: string;
+  /** Set on a template's dashboard. */
+  template?: Template;
   editing: Widget | null;
   deviceName: (deviceId: string) => string;
   onSave: (draft: WidgetDraft) => Promise<void>;
@@ -105,6 +152,7 @@ export function WidgetForm(props: {
   const { editing } = props;
   const [type, setType] = useState<WidgetType>((editing?.type as WidgetType) ?? 'GAUGE');
   const [deviceId, setDeviceId] = useState(editing?.deviceId ?? '');
+  const { template } = props;
   const [pin, setPin] = useState<PinDraft>(pinDraftOf(editing ? widgetPin(editing) : 'V0'));
   const [fields, setFields] = useState<Record<string, string>>(() => {
     const out: Record<string, string> = {};
@@ -130,14 +178,23 @@ export function WidgetForm(props: {
           ))}
         </select>
       </label>
-      <DevicePicker
-        projectId={props.projectId}
-        value={deviceId}
-        valueName={editing ? props.deviceName(editing.deviceId) : undefined}
-        onChange={setDeviceId}
-        ariaLabel="Widget device"
-        disabled={!!editing}
-      />
+      {template ? (
+        <TemplatePinSelect
+          template={template}
+          pin={draftName(pin)}
+          disabled={!!editing}
+          onPick={(p) => (setPin(pinDraftOf(p.pin)), setFields(fieldsOfPin(fields, p)))}
+        />
+      ) : (
+        <DevicePicker
+          projectId={props.projectId}
+          value={deviceId}
+          valueName={editing?.deviceId ? props.deviceName(editing.deviceId) : undefined}
+          onChange={setDeviceId}
+          ariaLabel="Widget device"
+          disabled={!!editing}
+        />
+      )}
       <PinPicker label="Widget pin" value={pin} onChange={setPin} disabled={!!editing} />
       {keysOf(type).map((key) => (
         <ConfigField key={key} name={key} value={fields[key] ?? ''} onChange={(v) => setFields({ ...fields, [key]: v })} />
@@ -148,7 +205,7 @@ export function WidgetForm(props: {
         </p>
       )}
       <div className="row">
-        <button type="submit" className="primary" disabled={!deviceId}>
+        <button type="submit" className="primary" disabled={!template && !deviceId}>
           {editing ? 'Save widget' : 'Add widget'}
         </button>
         <button type="button" onClick={props.onCancel}>

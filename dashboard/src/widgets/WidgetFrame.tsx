@@ -1,7 +1,7 @@
 import { memo, useRef, useState } from 'react';
 import type { CommandState } from '../../../common/contracts';
 import { errorText } from '../api/errors';
-import type { Widget } from '../api/types';
+import type { DeviceWidget, Widget } from '../api/types';
 import { usePinSeries, usePinValue } from '../realtime/live-values';
 import { widgetPin } from '../pins/widget-pin';
 import { useSocket, useSocketEvent, writePin } from '../realtime/socket';
@@ -9,7 +9,7 @@ import { INPUT_TYPES, isWidgetType, str, title } from './catalog';
 import { WidgetBody } from './WidgetBody';
 
 interface Props {
-  widget: Widget;
+  widget: DeviceWidget;
   deviceName: string;
   readOnly: boolean;
   onEdit: (w: Widget) => void;

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import ReactGridLayout, { useContainerWidth, type Layout as GridLayout } from 'react-grid-layout';
 import 'react-grid-layout/css/styles.css';
-import type { Layout, Widget } from '../../api/types';
+import type { DeviceWidget, Layout, Widget } from '../../api/types';
 import { WidgetFrame } from '../../widgets/WidgetFrame';
 import { GRID_COLUMNS, oneColumn } from './placement';
 
@@ -10,7 +10,8 @@ export const ONE_COLUMN_BELOW_PX = 720;
 const ROW_HEIGHT_PX = 60;
 
 interface Props {
-  widgets: Widget[];
+  /** Each bound to the device it shows: a template's widgets to the device picked for them. */
+  widgets: DeviceWidget[];
   readOnly: boolean;
   deviceName: (deviceId: string) => string;
   onEdit: (w: Widget) => void;

@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'react';
 import { api } from '../../api/client';
-import type { Widget } from '../../api/types';
+import type { DeviceWidget } from '../../api/types';
 import { widgetPin } from '../../pins/widget-pin';
 import { seedPinSeries } from '../../realtime/live-values';
 
@@ -11,7 +11,7 @@ const HOUR_MS = 3_600_000;
  * Chart widgets open with their pin's last hour of stored points, then grow with live updates.
  * The data API reads every pin by name (V3, D0, A15), so D and A charts are seeded like V ones.
  */
-export function useChartHistory(widgets: Widget[] | undefined, epoch: number): void {
+export function useChartHistory(widgets: readonly DeviceWidget[] | undefined, epoch: number): void {
   const pins = useMemo(() => {
     const keys = (widgets ?? []).filter((w) => CHART_TYPES.has(w.type)).map((w) => `${w.deviceId}|${widgetPin(w)}`);
     return [...new Set(keys)].sort().join(',');

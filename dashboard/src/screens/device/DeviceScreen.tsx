@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
 import { useDevicePins } from '../../realtime/live-values';
 import { useDeviceSnapshots } from '../../realtime/snapshots';
@@ -8,13 +8,21 @@ import { useSession } from '../../session';
 import { Card, ErrorLine, useAction, useLoad } from '../../ui/common';
 import { ConnectPanel } from '../connect/ConnectPanel';
 import { Credentials } from '../Credentials';
-import { parseTags } from '../devices/tags';
 import { NotFound } from '../NotFound';
 import { StatusBadge } from '../StatusBadge';
+import { useTemplates } from '../../templates/use-templates';
+import { DeviceEditor } from './DeviceEditor';
 import { PinsCard } from './PinsCard';
 import { SimpleApiCard } from './SimpleApiCard';
 
 const NO_PINS: readonly string[] = [];
+
+/** Where a device's heartbeat timeout comes from: its own, its template's, or the service's default. */
+function heartbeatText(own: number | null | undefined, template: number | null): string {
+  if (own) return `${own} s (its own)`;
+  if (template) return `${template} s (from its template)`;
+  return "the service's default";
+}
 
 export function DeviceScreen({ deviceId }: { deviceId: string }) {
   const { epoch } = useSocket();
@@ -22,27 +30,31 @@ export function DeviceScreen({ deviceId }: { deviceId: string }) {
   useRoom({ deviceId });
   const device = useLoad(() => api.device(deviceId), [deviceId, epoch]);
   const project = useLoad(async () => (device.data ? api.project(device.data.projectId) : undefined), [device.data?.projectId]);
-  const widgets = useLoad(async () => (device.data ? api.widgets(device.data.projectId) : undefined), [device.data?.projectId]);
+  const widgets = useLoad(
+    async () => (device.data ? api.widgets({ projectId: device.data.projectId }) : undefined),
+    [device.data?.projectId],
+  );
+  const templateId = device.data?.templateId ?? null;
+  const templateWidgets = useLoad(async () => (templateId ? api.widgets({ templateId }) : undefined), [templateId]);
+  const { templates, byId: templateById } = useTemplates(device.data?.projectId, epoch);
   const locks = useLoad(() => api.locks(deviceId), [deviceId, epoch]);
   useDeviceSnapshots(useMemo(() => [deviceId], [deviceId]));
   const recorded = useDevicePins(deviceId) ?? NO_PINS;
   const [token, setToken] = useState<string | null>(null);
-  const [name, setName] = useState('');
-  const [tags, setTags] = useState('');
   const [run, error, busy] = useAction();
   const canEdit = project.data ? project.data.role !== 'viewer' : false;
-
-  useEffect(() => {
-    if (!device.data) return;
-    setName(device.data.name);
-    setTags(device.data.tags.join(', '));
-  }, [device.data]);
+  // The template's widgets show this device's pins as well as the project's own widgets of it.
+  const bound = useMemo(
+    () => [...(widgets.data?.widgets ?? []), ...(templateWidgets.data?.widgets ?? []).map((w) => ({ ...w, deviceId }))],
+    [widgets.data, templateWidgets.data, deviceId],
+  );
 
   if (device.notFound) return <NotFound what="device" />;
   if (device.error) return <ErrorLine error={device.error} />;
   const d = device.data;
   if (!d) return <p className="muted">Loading…</p>;
   const ownFreePlan = project.data?.role === 'owner' && session?.user.plan === 'free';
+  const template = d.templateId ? templateById.get(d.templateId) : undefined;
 
   return (
     <div className="stack">
@@ -57,7 +69,8 @@ export function DeviceScreen({ deviceId }: { deviceId: string }) {
       <PinsCard
         deviceId={d.id}
         recorded={recorded}
-        widgets={widgets.data?.widgets ?? []}
+        widgets={bound}
+        declared={template?.pins}
         locks={locks.data?.locks ?? []}
         canEdit={canEdit}
         onLockChange={locks.reload}
@@ -72,6 +85,16 @@ export function DeviceScreen({ deviceId }: { deviceId: string }) {
           <dd>
             <code>{d.token}</code>
           </dd>
+          <dt>Template</dt>
+          <dd data-testid="device-template">
+            {d.templateId ? (
+              <Link to={`/templates/${d.templateId}?device=${d.id}`}>{template?.name ?? 'template'} · dashboard</Link>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </dd>
+          <dt>Heartbeat timeout</dt>
+          <dd data-testid="device-heartbeat">{heartbeatText(d.heartbeatTimeoutS, template?.heartbeatTimeoutS ?? null)}</dd>
           <dt>IP address</dt>
           <dd>{d.ipAddress ?? '—'}</dd>
           <dt>Firmware</dt>
@@ -81,17 +104,7 @@ export function DeviceScreen({ deviceId }: { deviceId: string }) {
         </dl>
         {canEdit && (
           <>
-            <div className="row">
-              <input aria-label="Device name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
-              <input aria-label="Device tags" value={tags} placeholder="Tags, comma separated" onChange={(e) => setTags(e.target.value)} />
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() => run(async () => (await api.updateDevice(d.id, { name, tags: parseTags(tags) }), device.reload()))}
-              >
-                Save
-              </button>
-            </div>
+            <DeviceEditor device={d} templates={templates} onSaved={device.reload} />
             <div className="row">
               <button
                 type="button"

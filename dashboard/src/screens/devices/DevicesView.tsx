@@ -1,43 +1,35 @@
-import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { useState } from 'react';
 import type { Device, Project } from '../../api/types';
 import { useSocket } from '../../realtime/socket';
 import { Link } from '../../router';
-import { Card, EmptyRow, ErrorLine, useAction, useLoad } from '../../ui/common';
+import { TemplateSelect } from '../../templates/TemplateSelect';
+import { useTemplates } from '../../templates/use-templates';
+import { Card, EmptyRow, ErrorLine, useLoad } from '../../ui/common';
 import { Pager } from '../../ui/Pager';
 import { useSettled } from '../../ui/use-settled';
 import { Credentials } from '../Credentials';
 import { StatusBadge } from '../StatusBadge';
 import { devicePage, type DeviceFilters } from './device-page';
+import { CreateDeviceForm } from './CreateDeviceForm';
 import { FleetSummary } from './FleetSummary';
-import { parseTags } from './tags';
 
 const PAGE_SIZES = [20, 50, 100];
+const NO_FILTERS: DeviceFilters = { q: '', status: '', tag: '', templateId: '' };
+/** The filters a link asked for: `?templateId=` (a template's device count links here). */
+const linkedFilters = (): DeviceFilters => ({ ...NO_FILTERS, templateId: new URLSearchParams(location.search).get('templateId') ?? '' });
+
 export function DevicesView({ project }: { project: Project }) {
   const { epoch } = useSocket();
-  const [filters, setFilters] = useState<DeviceFilters>({ q: '', status: '', tag: '' });
+  const [filters, setFilters] = useState<DeviceFilters>(linkedFilters);
   const [page, setPage] = useState(1);
   const [limit, setLimit] = useState(20);
   const settled = useSettled(filters);
   const list = useLoad(() => devicePage(project.id, settled, page, limit), [project.id, settled, page, limit, epoch]);
-  const [name, setName] = useState('');
-  const [tags, setTags] = useState('');
+  const { templates, nameOf } = useTemplates(project.id, epoch);
   const [created, setCreated] = useState<Device | null>(null);
-  const [run, actionError, busy] = useAction();
   const canEdit = project.role !== 'viewer';
   const filter = (change: Partial<DeviceFilters>) => (setFilters({ ...filters, ...change }), setPage(1));
-  const filtered = Boolean(filters.q || filters.status || filters.tag);
-
-  const create = (e: FormEvent) => {
-    e.preventDefault();
-    void run(async () => {
-      const device = await api.createDevice({ name, projectId: project.id, tags: parseTags(tags) });
-      setCreated(device);
-      setName('');
-      setTags('');
-      list.reload();
-    });
-  };
+  const filtered = Boolean(filters.q || filters.status || filters.tag || filters.templateId);
 
   const data = list.data;
   return (
@@ -65,6 +57,15 @@ export function DevicesView({ project }: { project: Project }) {
             <option value="offline">Offline</option>
           </select>
           <input aria-label="Tag filter" placeholder="Tag" value={filters.tag} onChange={(e) => filter({ tag: e.target.value })} />
+          {((templates?.length ?? 0) > 0 || filters.templateId) && (
+            <TemplateSelect
+              templates={templates}
+              value={filters.templateId}
+              onChange={(templateId) => filter({ templateId })}
+              ariaLabel="Template filter"
+              noneLabel="Any template"
+            />
+          )}
           <select aria-label="Devices per page" value={limit} onChange={(e) => (setLimit(Number(e.target.value)), setPage(1))}>
             {PAGE_SIZES.map((n) => (
               <option key={n} value={n}>
@@ -73,7 +74,7 @@ export function DevicesView({ project }: { project: Project }) {
             ))}
           </select>
           {filtered && (
-            <button type="button" onClick={() => (setFilters({ q: '', status: '', tag: '' }), setPage(1))}>
+            <button type="button" onClick={() => (setFilters(NO_FILTERS), setPage(1))}>
               Clear filters
             </button>
           )}
@@ -85,6 +86,7 @@ export function DevicesView({ project }: { project: Project }) {
               <tr>
                 <th>Name</th>
                 <th>Status</th>
+                <th>Template</th>
                 <th>Tags</th>
                 <th>Firmware</th>
               </tr>
@@ -98,6 +100,20 @@ export function DevicesView({ project }: { project: Project }) {
                   <td>
                     <StatusBadge device={d} />
                   </td>
+                  <td data-testid="device-template-cell">
+                    {d.templateId ? (
+                      <button
+                        type="button"
+                        className="tag"
+                        title={`Show devices of ${nameOf(d.templateId)}`}
+                        onClick={() => filter({ templateId: d.templateId ?? '' })}
+                      >
+                        {nameOf(d.templateId)}
+                      </button>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
                   <td>
                     {d.tags.map((t) => (
                       <button key={t} type="button" className="tag" title={`Show devices tagged ${t}`} onClick={() => filter({ tag: t })}>
@@ -110,7 +126,7 @@ export function DevicesView({ project }: { project: Project }) {
               ))}
               {data && data.devices.length === 0 && (
                 <EmptyRow
-                  columns={4}
+                  columns={5}
                   text={
                     filtered
                       ? 'No device matches these filters.'
@@ -124,23 +140,7 @@ export function DevicesView({ project }: { project: Project }) {
           </table>
         </div>
         {data && data.total > 0 && <Pager label="Device" page={page} limit={limit} total={data.total} onPage={setPage} />}
-        {canEdit && (
-          <form className="row" onSubmit={create}>
-            <input
-              required
-              maxLength={100}
-              placeholder="Device name"
-              aria-label="Device name"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-            />
-            <input placeholder="Tags, comma separated" aria-label="Device tags" value={tags} onChange={(e) => setTags(e.target.value)} />
-            <button type="submit" className="primary" disabled={busy}>
-              Create device
-            </button>
-          </form>
-        )}
-        <ErrorLine error={actionError} />
+        {canEdit && <CreateDeviceForm projectId={project.id} templates={templates} onCreated={(d) => (setCreated(d), list.reload())} />}
       </Card>
     </div>
   );

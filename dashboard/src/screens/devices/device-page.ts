@@ -6,12 +6,22 @@ export interface DeviceFilters {
   q: string;
   status: DeviceStatus | '';
   tag: string;
+  /** A template's id; empty: any. */
+  templateId: string;
 }
 
 /** One page of a project's devices, found by the API's filters (GET /devices `q`, `tag`, `status`, `page`, `limit`). */
 export function devicePage(projectId: string, filters: DeviceFilters, page: number, limit: number): Promise<DeviceList> {
   const text = (value: string) => value.trim() || undefined;
-  return api.devices({ projectId, q: text(filters.q), tag: text(filters.tag), status: filters.status || undefined, page, limit });
+  return api.devices({
+    projectId,
+    q: text(filters.q),
+    tag: text(filters.tag),
+    templateId: filters.templateId || undefined,
+    status: filters.status || undefined,
+    page,
+    limit,
+  });
 }
 
 /** How many of the project's devices are online and offline (two counts of the status filter). */
