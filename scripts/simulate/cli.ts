@@ -13,6 +13,8 @@ const USAGE = `Usage: npm run simulate -- --devices 20 --rate 2 [--email you@exa
   --topic-root T    MQTT topic root (env MQTT_TOPIC_ROOT; default: npm start's, else dds)
   --email/--password  the account (env DDS_EMAIL / DDS_PASSWORD); registered when unknown
   --project P       the project: its id, or a name to reuse or create (default Simulator)
+  --template T      a template of the project, by id or name: devices made get it (joined ones keep
+                    theirs), and every device reports values on the template's pins, in their ranges
   --duration S      stop after S seconds (default: until Ctrl-C)`;
 
 async function main(): Promise<void> {

@@ -2,6 +2,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { LAST_WILL_PROPERTY } from '../../common/mqtt-topics';
 import type { SimulatedDevice } from './api';
 import { deviceSignals } from './signals';
+import { type SignalPin, templateSignals } from './template-signals';
 
 export interface DeviceCounters {
   published: number;
@@ -16,12 +17,13 @@ export interface RunningDevice {
 /**
  * One simulated device on its own MQTT credentials (deviceId + dt_ token): a Last Will says
  * `offline`, it announces `online` on connect, publishes a reading every 1/rate s, and answers a
- * command on `<root>/<id>/pin/<pin>/set` by reporting the new value back on the pin.
+ * command on `<root>/<id>/pin/<pin>/set` by reporting the new value back on the pin. With `pins`
+ * (a template's) it reports on those pins, else on V0, V1 and D0.
  */
 export async function startDevice(
   device: SimulatedDevice,
   seed: number,
-  options: { mqttUrl: string; topicRoot: string; rate: number },
+  options: { mqttUrl: string; topicRoot: string; rate: number; pins?: readonly SignalPin[] },
   counters: DeviceCounters,
 ): Promise<RunningDevice> {
   const base = `${options.topicRoot}/${device.id}`;
@@ -58,7 +60,7 @@ export async function startDevice(
   await client.publishAsync(`${base}/status`, 'online', { qos: 1 });
   await client.publishAsync(`${base}/info`, JSON.stringify({ firmwareVersion: 'sim-1.0.0', hardwareType: 'simulator' }), { qos: 1 });
 
-  const next = deviceSignals(seed);
+  const next = options.pins?.length ? templateSignals(options.pins, seed) : deviceSignals(seed);
   const timer = setInterval(() => {
     if (!client.connected) return;
     const reading = next(Date.now());

@@ -18,6 +18,8 @@ export const simulateOptions = z.object({
   project: z.string().trim().min(1).max(100).default('Simulator'),
   /** Devices of the project to run, by name (existing ones are joined, missing ones created); else sim-001 … sim-NNN. */
   deviceNames: z.array(z.string().trim().min(1).max(100)).max(1000).default([]),
+  /** A template of the project, by id or name: devices made get it, and every device reports on its pins. */
+  template: z.string().trim().min(1).max(100).optional(),
   /** Stop by itself after this many seconds (default: run until Ctrl-C). */
   duration: z.coerce.number().positive().optional(),
 });
@@ -34,6 +36,7 @@ const flags = {
   password: { type: 'string' },
   project: { type: 'string' },
   'device-name': { type: 'string', multiple: true },
+  template: { type: 'string' },
   duration: { type: 'string' },
 } as const;
 
@@ -70,6 +73,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: Endpo
     password: values.password ?? env.DDS_PASSWORD,
     project: values.project,
     deviceNames: values['device-name'],
+    template: values.template,
     duration: values.duration,
   });
   if (!parsed.success) {

@@ -1,10 +1,12 @@
-import { managementApi } from './api';
+import { managementApi, type SimulatedTemplate } from './api';
 import { startDevice, type DeviceCounters, type RunningDevice } from './device';
 import type { SimulateOptions } from './options';
 
 export interface SimulationReport extends DeviceCounters {
   projectId: string;
   deviceIds: string[];
+  /** The template given with --template, or null. */
+  templateId: string | null;
   seconds: number;
 }
 
@@ -47,13 +49,20 @@ export async function simulate(options: SimulateOptions, hooks: SimulationHooks 
   await api.signIn(options.email, options.password);
   const project = await api.project(options.project);
   const projectId = project.id;
-  const devices = await api.devices(projectId, deviceNamesOf(options));
+  const template: SimulatedTemplate | null = options.template ? await api.template(projectId, options.template) : null;
+  const devices = await api.devices(projectId, deviceNamesOf(options), template?.id);
   const joined = devices.filter((d) => d.joined).map((d) => d.name);
   const made = devices.length - joined.length;
   hooks.onStart?.(
     `${project.created ? 'Created' : 'Joined'} project ${project.name} (${projectId}): ${made} device${made === 1 ? '' : 's'} made` +
+      (template ? ` from template ${template.name}` : '') +
       (joined.length ? `, ${joined.length} joined with a new token (${joined.join(', ')})` : ''),
   );
+  const elsewhere = template ? devices.filter((d) => d.joined && d.templateId !== template.id).map((d) => d.name) : [];
+  if (template && elsewhere.length) {
+    hooks.onStart?.(`Kept their own template (set it on the device page to change): ${elsewhere.join(', ')}`);
+  }
+  const pins = template?.pins;
 
   const counters: DeviceCounters = { published: 0, commands: 0, errors: 0 };
   const started = Date.now();
@@ -61,7 +70,7 @@ export async function simulate(options: SimulateOptions, hooks: SimulationHooks 
   try {
     for (const [i, device] of devices.entries()) {
       if (hooks.signal?.aborted) break;
-      running.push(await startDevice(device, i, options, counters));
+      running.push(await startDevice(device, i, { ...options, pins }, counters));
     }
     const progress = setInterval(() => {
       const seconds = (Date.now() - started) / 1000;
@@ -75,5 +84,11 @@ export async function simulate(options: SimulateOptions, hooks: SimulationHooks 
   } finally {
     await Promise.allSettled(running.map((d) => d.stop()));
   }
-  return { ...counters, projectId, deviceIds: devices.map((d) => d.id), seconds: (Date.now() - started) / 1000 };
+  return {
+    ...counters,
+    projectId,
+    deviceIds: devices.map((d) => d.id),
+    templateId: template?.id ?? null,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
