@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import type { Device, Template } from '../../api/types';
 import { TemplateSelect } from '../../templates/TemplateSelect';
 import { ErrorLine, useAction } from '../../ui/common';
+import { HEARTBEAT_MAX_S, HEARTBEAT_MIN_S } from '../templates/template-draft';
 import { parseTags } from '../devices/tags';
 
 /** A heartbeat field: null when empty (the template's, else the default), else whole seconds. */
@@ -51,7 +52,8 @@ export function DeviceEditor({
         <input
           aria-label="Heartbeat override"
           type="number"
-          min={1}
+          min={HEARTBEAT_MIN_S}
+          max={HEARTBEAT_MAX_S}
           step={1}
           placeholder={templateHeartbeatHint(templates, templateId)}
           title="Seconds without a message before the device counts as offline; empty: the template's, else the service's default"

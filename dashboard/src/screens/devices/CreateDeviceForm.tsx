@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import type { Device, Template } from '../../api/types';
 import { TemplateSelect } from '../../templates/TemplateSelect';
 import { ErrorLine, useAction } from '../../ui/common';
+import { HEARTBEAT_MAX_S, HEARTBEAT_MIN_S } from '../templates/template-draft';
 import { heartbeatOf, templateHeartbeatHint } from '../device/DeviceEditor';
 import { parseTags } from './tags';
 
@@ -50,7 +51,8 @@ export function CreateDeviceForm(props: { projectId: string; templates: readonly
         <input
           aria-label="New device heartbeat"
           type="number"
-          min={1}
+          min={HEARTBEAT_MIN_S}
+          max={HEARTBEAT_MAX_S}
           step={1}
           placeholder={templateHeartbeatHint(props.templates, templateId)}
           title="Seconds without a message before the device counts as offline; empty: the template's, else the service's default"

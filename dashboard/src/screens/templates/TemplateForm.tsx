@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Template, TemplateBody } from '../../api/types';
 import { Card } from '../../ui/common';
 import { PinRows } from './PinRows';
-import { bodyOf, draftOf } from './template-draft';
+import { bodyOf, draftOf, HEARTBEAT_MAX_S, HEARTBEAT_MIN_S } from './template-draft';
 
 /** Creates or edits a template: name, description, heartbeat timeout and its pins. */
 export function TemplateForm(props: {
@@ -51,7 +51,8 @@ export function TemplateForm(props: {
           <input
             aria-label="Heartbeat timeout"
             type="number"
-            min={1}
+            min={HEARTBEAT_MIN_S}
+            max={HEARTBEAT_MAX_S}
             step={1}
             value={draft.heartbeat}
             onChange={(e) => setDraft({ ...draft, heartbeat: e.target.value })}

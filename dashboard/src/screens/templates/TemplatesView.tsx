@@ -41,7 +41,7 @@ export function TemplatesView({ project }: { project: Project }) {
     });
 
   const remove = async (t: Template) => {
-    if (!confirm(`Delete the template ${t.name} and its dashboard?`)) return;
+    if (!confirm(`Delete the template ${t.name} with its dashboard and the rules that watch its devices?`)) return;
     setDeleteError(null);
     try {
       await api.deleteTemplate(t.id);

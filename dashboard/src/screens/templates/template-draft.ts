@@ -42,14 +42,18 @@ export const draftOf = (t: Template | null): TemplateDraft => ({
   pins: (t?.pins ?? []).map(pinRow),
 });
 
+/** The heartbeat timeouts the API takes (DESIGN §12): 5 s to 7 days. */
+export const HEARTBEAT_MIN_S = 5;
+export const HEARTBEAT_MAX_S = 7 * 86_400;
+
 /** A number field: null when empty, NaN when not a number. */
 const numberOrNull = (s: string): number | null => (s.trim() === '' ? null : Number(s));
 
 /** The body the draft sends, or the first problem in it, worded for the form. */
 export function bodyOf(draft: TemplateDraft): { body: TemplateBody } | { problem: string } {
   const heartbeat = numberOrNull(draft.heartbeat);
-  if (heartbeat !== null && (!Number.isInteger(heartbeat) || heartbeat < 1)) {
-    return { problem: 'Heartbeat timeout: whole seconds, 1 or more (or empty for the default)' };
+  if (heartbeat !== null && (!Number.isInteger(heartbeat) || heartbeat < HEARTBEAT_MIN_S || heartbeat > HEARTBEAT_MAX_S)) {
+    return { problem: `Heartbeat timeout: whole seconds from ${HEARTBEAT_MIN_S} to ${HEARTBEAT_MAX_S} (7 days), or empty for the default` };
   }
   const pins: TemplatePin[] = [];
   const seen = new Set<string>();
