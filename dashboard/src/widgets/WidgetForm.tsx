@@ -18,9 +18,13 @@ export interface WidgetDraft {
 
 const NUMBER_KEYS = new Set<ConfigKey>(['min', 'max', 'step']);
 
-function configOf(type: WidgetType, fields: Record<string, string>): WidgetConfig {
+/** The config keys the form offers: a template's widget holds no pin lock (a lock is one device's, DESIGN §5). */
+const formKeys = (type: WidgetType, template: boolean): readonly ConfigKey[] =>
+  template ? keysOf(type).filter((k) => k !== 'locked') : keysOf(type);
+
+function configOf(keys: readonly ConfigKey[], fields: Record<string, string>): WidgetConfig {
   const config: WidgetConfig = {};
-  for (const key of keysOf(type)) {
+  for (const key of keys) {
     const raw = (fields[key] ?? '').trim();
     if (raw === '') continue;
     let value: JsonValue = raw;
@@ -162,7 +166,7 @@ export function WidgetForm(props: {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void props.onSave({ type, deviceId, pin: draftName(pin), config: configOf(type, fields) });
+    void props.onSave({ type, deviceId, pin: draftName(pin), config: configOf(formKeys(type, !!template), fields) });
   };
 
   return (
@@ -196,7 +200,7 @@ export function WidgetForm(props: {
         />
       )}
       <PinPicker label="Widget pin" value={pin} onChange={setPin} disabled={!!editing} />
-      {keysOf(type).map((key) => (
+      {formKeys(type, !!template).map((key) => (
         <ConfigField key={key} name={key} value={fields[key] ?? ''} onChange={(v) => setFields({ ...fields, [key]: v })} />
       ))}
       {props.error && (
