@@ -14,6 +14,8 @@ export function TemplateForm(props: {
 }) {
   const [draft, setDraft] = useState(() => draftOf(props.editing));
   const [problem, setProblem] = useState<string | null>(null);
+  /** Any edit clears the form's own problem line: it named what was typed before. */
+  const change = (next: typeof draft) => (setDraft(next), setProblem(null));
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -34,7 +36,7 @@ export function TemplateForm(props: {
             required
             maxLength={100}
             value={draft.name}
-            onChange={(e) => setDraft({ ...draft, name: e.target.value })}
+            onChange={(e) => change({ ...draft, name: e.target.value })}
           />
         </label>
         <label>
@@ -43,7 +45,7 @@ export function TemplateForm(props: {
             aria-label="Template description"
             maxLength={1000}
             value={draft.description}
-            onChange={(e) => setDraft({ ...draft, description: e.target.value })}
+            onChange={(e) => change({ ...draft, description: e.target.value })}
           />
         </label>
         <label>
@@ -55,11 +57,11 @@ export function TemplateForm(props: {
             max={HEARTBEAT_MAX_S}
             step={1}
             value={draft.heartbeat}
-            onChange={(e) => setDraft({ ...draft, heartbeat: e.target.value })}
+            onChange={(e) => change({ ...draft, heartbeat: e.target.value })}
           />
           <small className="help">A device of this template with no message for this long goes offline, unless it has its own.</small>
         </label>
-        <PinRows rows={draft.pins} onChange={(pins) => setDraft({ ...draft, pins })} />
+        <PinRows rows={draft.pins} onChange={(pins) => change({ ...draft, pins })} />
         {shown && (
           <p className="error" role="alert">
             {shown}

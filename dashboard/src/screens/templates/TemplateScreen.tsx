@@ -59,7 +59,7 @@ export function TemplateScreen({ templateId }: { templateId: string }) {
         <h1>{t.name}</h1>
         <span className="muted">template dashboard · {t.deviceCount === 1 ? '1 device' : `${t.deviceCount} devices`}</span>
       </div>
-      <div className="row">
+      <div className="row bottom">
         <DevicePicker
           projectId={t.projectId}
           templateId={t.id}
