@@ -1,12 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { lastHeard, silenceDeadline } from '../common/liveness';
+import { heartbeatTimeoutOf, lastHeard, silenceDeadline } from '../common/liveness';
 import { keys } from '../common/redis-keys';
 import { deviceReportedAt, parseLatestValue } from '../store/latest-value';
 import { parseLocks } from '../store/pin-locks';
 import { createAlarmStore } from '../store/alarms';
 import { writeInfo, writeLock, writeStatus } from '../store/device-mirror';
 import type { ActivityDeps } from './deps';
-import { readTwinRules } from './rules';
+import { readHeartbeat } from '../store/heartbeat';
+import { readRulesVersion } from '../store/rule-records';
+import { readTwinRuleSet } from './rules';
 import type {
   AwaitSilenceRequest,
   BootstrapResult,
@@ -37,13 +39,14 @@ function snapshot(h: Record<string, string>): MirrorSnapshot {
 export function createMirrorActivities({ redis, logger }: ActivityDeps) {
   const alarmStore = createAlarmStore(redis);
   /** The check-back read: the device's and some pins' last-seen times, as the gateway wrote them. */
-  async function readLastSeen({ deviceId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
-    const [exists, lastSeen, pendingCommands, values, alarmReadings] = await Promise.all([
+  async function readLastSeen({ deviceId, projectId, pins, alarms }: LastSeenRequest): Promise<LastSeenResult> {
+    const [exists, lastSeen, pendingCommands, values, alarmReadings, rulesVersion] = await Promise.all([
       redis.exists(keys.device(deviceId)),
       redis.hget(keys.deviceState(deviceId), 'lastSeen'),
       redis.hlen(keys.devicePending(deviceId)),
       pins.length > 0 ? redis.hmget(keys.devicePins(deviceId), ...pins) : Promise.resolve([] as (string | null)[]),
       alarms ? alarmStore.readings(deviceId, alarms) : Promise.resolve(undefined),
+      projectId ? readRulesVersion(redis, projectId) : Promise.resolve(undefined),
     ]);
     const result: LastSeenResult['pins'] = {};
     // A pin's data is what the device reported: apps' writes toward it do not keep a no_data rule quiet.
@@ -53,7 +56,7 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
       result[pin] = latest && reportedAt ? { value: latest.value, updatedAt: reportedAt } : null;
     });
     const read: LastSeenResult = { exists: exists === 1, lastSeen: lastSeen || null, pins: result, pendingCommands };
-    return alarmReadings ? { ...read, alarms: alarmReadings } : read;
+    return { ...read, ...(alarmReadings ? { alarms: alarmReadings } : {}), ...(rulesVersion !== undefined ? { rulesVersion } : {}) };
   }
 
   return {
@@ -64,13 +67,14 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
         redis.hgetall(keys.deviceState(deviceId)),
         redis.hgetall(keys.deviceLocks(deviceId)),
       ]);
-      const rules = exists === 1 ? await readTwinRules(redis, deviceId) : [];
-      return { exists: exists === 1, mirror: snapshot(state), locks: parseLocks(locks), rules };
+      const set = exists === 1 ? await readTwinRuleSet(redis, deviceId) : null;
+      return { exists: exists === 1, mirror: snapshot(state), locks: parseLocks(locks), rules: [], ...set };
     },
 
+    /** The rules that cover the device now, its heartbeat as set and the rules version (activities/rules.ts). */
     async loadTwinRules({ deviceId }: { deviceId: string }): Promise<RulesResult> {
-      const exists = (await redis.exists(keys.device(deviceId))) === 1;
-      return { exists, rules: exists ? await readTwinRules(redis, deviceId) : [] };
+      const set = await readTwinRuleSet(redis, deviceId);
+      return set ? { exists: true, ...set } : { exists: false, rules: [] };
     },
 
     readLastSeen,
@@ -85,10 +89,10 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
      * Liveness follows workflows/twin/liveness.ts: this watch only waits out the deadline that
      * module decides by (common/liveness.ts), and the twin decides what the silence means.
      */
-    async awaitSilence({ deviceId, heartbeatTimeoutS, since }: AwaitSilenceRequest): Promise<LastSeenResult> {
-      const seen = await readLastSeen({ deviceId, pins: [] });
+    async awaitSilence({ deviceId, projectId, heartbeatTimeoutS, since }: AwaitSilenceRequest): Promise<LastSeenResult> {
+      const [seen, set] = await Promise.all([readLastSeen({ deviceId, projectId, pins: [] }), readHeartbeat(redis, deviceId)]);
       if (!seen.exists) return seen;
-      const deadline = silenceDeadline(Date.parse(lastHeard(since, seen.lastSeen)), heartbeatTimeoutS);
+      const deadline = silenceDeadline(Date.parse(lastHeard(since, seen.lastSeen)), heartbeatTimeoutOf(set, heartbeatTimeoutS));
       const left = deadline - Date.now();
       if (left <= 0 || (seen.pendingCommands > 0 && Context.current().info.attempt > 1)) return seen;
       throw ApplicationFailure.create({
@@ -103,7 +107,8 @@ export function createMirrorActivities({ redis, logger }: ActivityDeps) {
     async writeStatus(req: WriteStatusRequest): Promise<WriteStatusResult> {
       const { written, lastSeen } = await writeStatus(redis, req);
       if (!written) logger.debug({ deviceId: req.deviceId }, 'status not mirrored: device is gone');
-      return { written, lastSeen };
+      if (!req.projectId) return { written, lastSeen };
+      return { written, lastSeen, rulesVersion: await readRulesVersion(redis, req.projectId) };
     },
 
     async writeInfo({ deviceId, ...info }: WriteInfoRequest): Promise<{ written: boolean }> {

@@ -1,10 +1,11 @@
 import type { NotificationChannel, NotificationRule } from '../common/contracts';
 import { parsePin } from '../common/pins';
 import type { Redis } from '../common/redis';
-import { readDeviceRules } from '../store/rules';
+import { ruleCovers, TWIN_CONDITIONS } from '../common/rule-scope';
 import type { TwinRule } from '../common/twin-contracts';
+import { readHeartbeat } from '../store/heartbeat';
+import { readDeviceRules, readRuleSubject, readRulesVersion, readScopedRules } from '../store/rule-records';
 
-const TWIN_CONDITIONS = new Set(['no_data', 'offline', 'online']);
 const CHANNELS = new Set<NotificationChannel>(['inApp', 'push', 'email']);
 
 /** The twin's view of one stored rule, or null when the twin does not watch it (threshold, disabled, malformed). */
@@ -36,10 +37,28 @@ export function toTwinRule(rule: Partial<NotificationRule>): TwinRule | null {
   };
 }
 
-/** The enabled no_data / offline / online rules of a device, in id order. */
-export async function readTwinRules(redis: Redis, deviceId: string): Promise<TwinRule[]> {
-  return (await readDeviceRules(redis, deviceId)).flatMap((rule) => {
-    const twinRule = toTwinRule(rule);
-    return twinRule ? [twinRule] : [];
-  });
+/** What a twin watches by: its rules, its heartbeat as set (null: the default), and the project rules version they were read at. */
+export interface TwinRuleSet {
+  rules: TwinRule[];
+  heartbeatTimeoutS: number | null;
+  rulesVersion: string;
+}
+
+/**
+ * The enabled no_data / offline / online rules that cover a device (its own, then its project's
+ * template, tag and project rules that cover it: common/rule-scope.ts), in id order each, with its
+ * heartbeat; null when the device is gone. The version is read first, so a change landing during
+ * the read leaves the twin at the older version, and it reloads at its next step.
+ */
+export async function readTwinRuleSet(redis: Redis, deviceId: string): Promise<TwinRuleSet | null> {
+  const subject = await readRuleSubject(redis, deviceId);
+  if (subject === null) return null;
+  const rulesVersion = await readRulesVersion(redis, subject.projectId);
+  const [own, scoped, heartbeatTimeoutS] = await Promise.all([
+    readDeviceRules(redis, deviceId),
+    readScopedRules(redis, subject.projectId),
+    readHeartbeat(redis, deviceId),
+  ]);
+  const rules = [...own, ...scoped.filter((rule) => ruleCovers(rule, subject))].flatMap((rule) => toTwinRule(rule) ?? []);
+  return { rules, heartbeatTimeoutS, rulesVersion };
 }

@@ -22,6 +22,11 @@ export interface PinLock {
 }
 
 export type ThresholdCondition = 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'neq';
+export const THRESHOLD_CONDITIONS: readonly ThresholdCondition[] = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'];
+
+export function isThresholdCondition(condition: string): condition is ThresholdCondition {
+  return (THRESHOLD_CONDITIONS as readonly string[]).includes(condition);
+}
 export type RuleCondition = ThresholdCondition | 'no_data' | 'offline' | 'online';
 export type NotificationChannel = 'inApp' | 'push' | 'email';
 export type NotificationType = 'threshold' | 'device_status' | 'no_data';
@@ -60,10 +65,18 @@ export interface AlarmSettings {
   escalate?: AlarmEscalation | null;
 }
 
+/** Which devices a rule covers (DESIGN §12): one device, a template's, a tag's, or the whole project's. */
+export const RULE_SCOPES = ['device', 'template', 'tag', 'project'] as const;
+export type RuleScope = (typeof RULE_SCOPES)[number];
+
 export interface NotificationRule extends AlarmSettings {
   id: string;
   projectId: string;
-  deviceId: string;
+  scope: RuleScope;
+  /** Set for scope `device` only; `templateId` for `template`, `tag` for `tag`; all three null for `project`. */
+  deviceId: string | null;
+  templateId: string | null;
+  tag: string | null;
   pin: number | null;
   condition: RuleCondition;
   threshold: number | null;
@@ -71,6 +84,31 @@ export interface NotificationRule extends AlarmSettings {
   message: string;
   channels: NotificationChannel[];
   enabled: boolean;
+  createdAt: string;
+}
+
+/** The data types a pin's values are shown as (SPEC §2.8): a widget's `dataType`, a template pin's. */
+export const DATA_TYPES = ['INTEGER', 'FLOAT', 'STRING', 'BOOLEAN', 'JSON'] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+
+/** A pin a template defines (DESIGN §12): its name in the console, data type, unit and range. */
+export interface TemplatePin {
+  pin: string;
+  name: string;
+  dataType: DataType;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+}
+
+/** A device template (DESIGN §12), as stored; `deviceCount` is added when it is read. */
+export interface Template {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  heartbeatTimeoutS: number | null;
+  pins: TemplatePin[];
   createdAt: string;
 }
 

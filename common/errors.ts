@@ -23,6 +23,7 @@ export const ERRORS = {
   PIN_NOT_FOUND: { status: 404, message: 'Pin has no recorded value' },
   WIDGET_NOT_FOUND: { status: 404, message: 'Widget not found' },
   RULE_NOT_FOUND: { status: 404, message: 'Notification rule not found' },
+  TEMPLATE_NOT_FOUND: { status: 404, message: 'Template not found' },
   NOTIFICATION_NOT_FOUND: { status: 404, message: 'Notification not found' },
   ALARM_NOT_FOUND: { status: 404, message: 'Alarm not found' },
   COMMAND_NOT_FOUND: { status: 404, message: 'Command not found' },

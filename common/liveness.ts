@@ -6,6 +6,9 @@
  */
 import { later } from './iso-time';
 
+/** A device's heartbeat timeout (DESIGN §12): its own, else its template's (`set`), else the service default. */
+export const heartbeatTimeoutOf = (set: number | null | undefined, defaultS: number): number => set ?? defaultS;
+
 /** When a device last heard from at `lastHeardMs` goes offline by silence (epoch ms). */
 export const silenceDeadline = (lastHeardMs: number, heartbeatTimeoutS: number): number => lastHeardMs + heartbeatTimeoutS * 1000;
 

@@ -112,6 +112,18 @@ const twinHeld = z.object({
   dueMs: z.number(),
 });
 
+/**
+ * A rule changed (store/rules.ts): the twins of `deviceIds` reload their rules now; `fleet`, when a
+ * template, tag or project rule changed, asks the fleet catch-up (gateway/outbox/fleet-catch-up.ts)
+ * to arm a no_data rule's timers in every twin it covers and to forget a threshold rule's edge state.
+ */
+const rulesChanged = z.object({
+  projectId: z.string().min(1),
+  deviceIds: z.array(z.string().min(1)),
+  fleet: z.object({ ruleId: z.string().min(1), armTimers: z.boolean(), resetEdges: z.boolean() }).optional(),
+});
+export type FleetRuleChange = NonNullable<z.infer<typeof rulesChanged>['fleet']>;
+
 const intentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('twin-held'), payload: twinHeld }),
   z.object({ type: z.literal('device-token'), payload: deviceToken }),
@@ -120,10 +132,7 @@ const intentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('alarm-edge'), payload: alarmEdge }),
   z.object({ type: z.literal('notification'), payload: notificationRecord }),
   z.object({ type: z.literal('twin-start'), payload: z.object({ deviceId: z.string().min(1), projectId: z.string().min(1) }) }),
-  z.object({
-    type: z.literal('rules-changed'),
-    payload: z.object({ projectId: z.string().min(1), deviceIds: z.array(z.string().min(1)).min(1) }),
-  }),
+  z.object({ type: z.literal('rules-changed'), payload: rulesChanged }),
   z.object({ type: z.literal('device-retire'), payload: z.object({ deviceId: z.string().min(1) }) }),
 ]);
 

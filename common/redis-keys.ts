@@ -122,6 +122,21 @@ export const keys = {
   /** Ids of the notification rules bound to a device. */
   deviceRules: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:rules`,
   projectRules: (projectId: string) => `project:${tag(projectId)}:${projectId}:rules`,
+  /** Ids of a project's rules of scope template, tag or project (DESIGN §12): a subset of projectRules. */
+  projectScopedRules: (projectId: string) => `project:${tag(projectId)}:${projectId}:scoped-rules`,
+  /**
+   * A counter bumped on every change to what projectScopedRules or a template's heartbeat says: a
+   * twin that last loaded an older one reloads its rules (docs/architecture.md "Fleet rules").
+   */
+  projectRulesVersion: (projectId: string) => `project:${tag(projectId)}:${projectId}:rules-version`,
+  /** Ids of a project's templates. */
+  projectTemplates: (projectId: string) => `project:${tag(projectId)}:${projectId}:templates`,
+  /** One template, stored as JSON (Template in contracts.ts). */
+  template: (templateId: string) => `template:${tag(templateId)}:${templateId}`,
+  /** Ids of the widgets bound to a template's pins (its dashboard, shown for any of its devices). */
+  templateWidgets: (templateId: string) => `template:${tag(templateId)}:${templateId}:widgets`,
+  /** Ids of the devices made from or given a template: its deviceCount, and what a template delete waits on. */
+  templateDevices: (templateId: string) => `template:${tag(templateId)}:${templateId}:devices`,
   /** One notification rule, stored as JSON (NotificationRule in contracts.ts). */
   rule: (ruleId: string) => `rule:${tag(ruleId)}:${ruleId}`,
   /** One dashboard widget, stored as JSON (Widget in store/widgets.ts); `config.label` labels its pin. */

@@ -19,7 +19,17 @@ export interface MirrorSnapshot {
   statusAhead?: boolean;
 }
 
-export interface BootstrapResult {
+/**
+ * What a twin watches by besides its rules (absent from histories recorded before templates):
+ * its heartbeat as set (own, else its template's; null: the service default) and the project
+ * rules version its rules were read at (docs/architecture.md "Fleet rules").
+ */
+export interface RuleSetFields {
+  heartbeatTimeoutS?: number | null;
+  rulesVersion?: string;
+}
+
+export interface BootstrapResult extends RuleSetFields {
   /** False when the hash `device:{id}` does not exist (deleted, or not created yet). */
   exists: boolean;
   mirror: MirrorSnapshot;
@@ -27,13 +37,15 @@ export interface BootstrapResult {
   rules: TwinRule[];
 }
 
-export interface RulesResult {
+export interface RulesResult extends RuleSetFields {
   exists: boolean;
   rules: TwinRule[];
 }
 
 export interface LastSeenRequest {
   deviceId: string;
+  /** The device's project: its rules version is read too (absent from older histories). */
+  projectId?: string;
   /** Pins whose last update time is wanted (pin names). */
   pins: string[];
   /** Rules whose alarm (record and edge state) is wanted; absent when none. */
@@ -58,11 +70,16 @@ export interface LastSeenResult {
   pendingCommands: number;
   /** Per requested alarm rule id (LastSeenRequest.alarms). */
   alarms?: Record<string, AlarmReading>;
+  /** The project's rules version now, when the request named the project. */
+  rulesVersion?: string;
 }
 
 /** The liveness watch: returns once the device has been silent for its heartbeat timeout (or is gone). */
 export interface AwaitSilenceRequest {
   deviceId: string;
+  /** The device's project, so the result carries its rules version (absent from older histories). */
+  projectId?: string;
+  /** The service default; the device's own or its template's, read at each attempt, comes first. */
   heartbeatTimeoutS: number;
   /** The twin's last activity (ISO 8601) when it started the watch: silence is counted from the later of this and the mirror's lastSeen. */
   since: string;
@@ -70,6 +87,8 @@ export interface AwaitSilenceRequest {
 
 export interface WriteStatusRequest {
   deviceId: string;
+  /** The device's project, so the result carries its rules version (absent from older histories). */
+  projectId?: string;
   status: DeviceStatus;
   statusChangedAt: string;
   lastSeen: string | null;
@@ -84,6 +103,8 @@ export interface WriteStatusResult {
   written: boolean;
   /** lastSeen as the mirror now holds it (the gateway may have moved it further). */
   lastSeen: string | null;
+  /** The project's rules version after the write, when the request named the project. */
+  rulesVersion?: string;
 }
 
 export type WriteInfoRequest = { deviceId: string } & DeviceInfoFields;

@@ -8,7 +8,7 @@ import type { WidgetType } from '../store/widgets';
 export const CONFIG_KEYS = ['label', 'dataType', 'suffix', 'min', 'max', 'step', 'onValue', 'offValue', 'options', 'locked'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
-export const DATA_TYPES = ['INTEGER', 'FLOAT', 'STRING', 'BOOLEAN', 'JSON'] as const;
+export { DATA_TYPES, type DataType } from './contracts';
 
 /** Keys every type knows. */
 export const EVERY_TYPE_KEYS: readonly ConfigKey[] = ['label', 'dataType'];

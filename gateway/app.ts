@@ -32,6 +32,7 @@ import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
 import { projectRoutes } from './routes/projects';
 import { ruleRoutes } from './routes/rules';
+import { templateRoutes } from './routes/templates';
 import { simpleApiSettingRoutes } from './routes/simple-api-settings';
 import { widgetRoutes } from './routes/widgets';
 import type { RouteDeps } from './routes/route-deps';
@@ -64,6 +65,7 @@ const managementRouters = [
   apiKeyRoutes,
   projectRoutes,
   memberRoutes,
+  templateRoutes,
   deviceRoutes,
   simpleApiSettingRoutes,
   dataWriteRoutes,

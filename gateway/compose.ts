@@ -22,6 +22,7 @@ import { carryOutIntents } from './outbox/carry-out';
 import { carryOutNow } from './outbox/carry-out-now';
 import { relayedStreams, startOutboxRelays } from './outbox/relays';
 import { createHeldTwinMessages } from '../store/twin-messages';
+import { fleetCatchUp } from '../store/fleet-catch-up';
 import { startCommandResender } from './mqtt/command-resender';
 import { createTokenRotation } from './devices/rotate-device-token';
 import { createWidgetLocks } from './devices/widget-locks';
@@ -97,6 +98,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     tokens,
     widgetLocks,
     held: createHeldTwinMessages(redis),
+    fleet: (projectId, change) => fleetCatchUp(redis, outbox, projectId, change),
   });
   const relays = await startOutboxRelays({
     streams: outboxStreams.map((s, k) => ({ ...s, redis: outboxRedis[k] as Redis })),

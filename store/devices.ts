@@ -9,16 +9,18 @@ import { deleteDeviceScript } from './lua/cascade';
 import { luaScript } from './lua/load';
 import { hsetIfExists } from './lua/hset-if-exists';
 import { hdelIfEquals } from './lua/hdel-if-equals';
-import { outboxFields } from './outbox';
+import { intentArgs, outboxFields, writtenIntent } from './outbox';
 import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
 import { zaddWithin } from './quota-ledger';
+import { publishRulesChanged } from './rules-changed';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
 /** The device hash field holding the hash of a `dt_` token being changed to, until the broker took it. */
 const STAGED_TOKEN_FIELD = 'stagedTokenHash';
 const INDEX_DEVICE = luaScript('index-device-3');
+const PATCH = luaScript('patch-device-2');
 
 export function newDeviceToken(): string {
   return newSecret(DEVICE_TOKEN_PREFIX, 24);
@@ -33,6 +35,19 @@ export interface Device {
   createdAt: string;
   tokenLast4: string;
   simpleApiEnabled: boolean;
+  /** The template it was made from or given (DESIGN §12), or null. */
+  templateId: string | null;
+  /** Its own heartbeat timeout, or null for its template's (else the service default). */
+  heartbeatTimeoutS: number | null;
+}
+
+/** What a PATCH may change. */
+export interface DevicePatch {
+  name?: string;
+  description?: string;
+  tags?: string[];
+  templateId?: string | null;
+  heartbeatTimeoutS?: number | null;
 }
 
 /** What the twin's mirror says about a device (DESIGN §1): absent fields mean not known yet. */
@@ -65,6 +80,8 @@ function toDevice(h: Record<string, string>): Device | null {
     createdAt: h.createdAt,
     tokenLast4: h.tokenLast4 ?? '',
     simpleApiEnabled: h.simpleApiEnabled === '1',
+    templateId: h.templateId || null,
+    heartbeatTimeoutS: h.heartbeatTimeoutS ? Number(h.heartbeatTimeoutS) : null,
   };
 }
 
@@ -89,7 +106,10 @@ export interface NewDevice {
 /** A device create's end: written, or refused because its project is gone (its retire intent written instead). */
 export type CreateOutcome = { created: true; device: DeviceWithState } | { created: false; retire: WrittenIntent };
 
-export function newDevice(projectId: string, input: { name: string; description: string; tags: string[] }): NewDevice {
+export function newDevice(
+  projectId: string,
+  input: { name: string; description: string; tags: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
+): NewDevice {
   const token = newDeviceToken();
   const device: Device = {
     id: randomUUID(),
@@ -100,17 +120,25 @@ export function newDevice(projectId: string, input: { name: string; description:
     createdAt: new Date().toISOString(),
     tokenLast4: token.slice(-4),
     simpleApiEnabled: false,
+    templateId: input.templateId ?? null,
+    heartbeatTimeoutS: input.heartbeatTimeoutS ?? null,
   };
   return { device, token };
 }
 
 /** A page of devices: by page number (management) or by offset (external REST). */
-export type DeviceListQuery = { status?: DeviceStatus; q?: string; tag?: string; limit: number } & ({ page: number } | { offset: number });
+export type DeviceListQuery = { status?: DeviceStatus; q?: string; tag?: string; templateId?: string; limit: number } & (
+  | { page: number }
+  | { offset: number }
+);
 
-/** Whether a device's name and tags match the list's `q` (name contains, any case) and `tag` filters. */
-function matchesText(name: string | null, tagsJson: string | null, query: Pick<DeviceListQuery, 'q' | 'tag'>): boolean {
+type RecordFilter = Pick<DeviceListQuery, 'q' | 'tag' | 'templateId'>;
+
+/** Whether a device's name, tags and template match the list's `q` (name contains, any case), `tag` and `templateId` filters. */
+function matchesRecord([name, tagsJson, templateId]: (string | null)[], query: RecordFilter): boolean {
   if (query.q !== undefined && !(name ?? '').toLowerCase().includes(query.q.toLowerCase())) return false;
   if (query.tag !== undefined && !(tagsJson ? (JSON.parse(tagsJson) as string[]) : []).includes(query.tag)) return false;
+  if (query.templateId !== undefined && templateId !== query.templateId) return false;
   return true;
 }
 
@@ -147,6 +175,8 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         tokenHash,
         tokenLast4: device.tokenLast4,
         simpleApiEnabled: '0',
+        ...(device.templateId ? { templateId: device.templateId } : {}),
+        ...(device.heartbeatTimeoutS ? { heartbeatTimeoutS: String(device.heartbeatTimeoutS) } : {}),
       });
       const stream = streamOf(outbox, projectId);
       const retire: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
@@ -206,9 +236,9 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         .map((p) => p.id);
 
       let ids = ordered;
-      if (query.q !== undefined || query.tag !== undefined) {
-        const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags')));
-        ids = ids.filter((_, i) => matchesText(records[i]?.[0] ?? null, records[i]?.[1] ?? null, query));
+      if (query.q !== undefined || query.tag !== undefined || query.templateId !== undefined) {
+        const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags', 'templateId')));
+        ids = ids.filter((_, i) => matchesRecord(records[i] ?? [], query));
       }
       if (query.status) {
         const statuses = await Promise.all(ids.map((id) => redis.hget(keys.deviceState(id), 'status')));
@@ -221,12 +251,24 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return { devices: await withStates(devices), total: ids.length };
     },
 
-    async update(deviceId: string, patch: { name?: string; description?: string; tags?: string[] }): Promise<void> {
-      const fields: Record<string, string> = {};
-      if (patch.name !== undefined) fields.name = patch.name;
-      if (patch.description !== undefined) fields.description = patch.description;
-      if (patch.tags !== undefined) fields.tags = JSON.stringify(patch.tags);
-      await hsetIfExists(redis, keys.device(deviceId), fields);
+    /**
+     * Changes a device's fields, with `intent` (its twin's rules-changed, when what its twin watches
+     * changed) in the same step, then tells every gateway node's threshold cache when its tags or
+     * template changed; 'gone' when the device is gone, else the intent written (or null).
+     */
+    async update(deviceId: string, patch: DevicePatch, intent: OutboxIntent | null): Promise<WrittenIntent | null | 'gone'> {
+      const fields: string[] = [];
+      if (patch.name !== undefined) fields.push('name', patch.name);
+      if (patch.description !== undefined) fields.push('description', patch.description);
+      if (patch.tags !== undefined) fields.push('tags', JSON.stringify(patch.tags));
+      if (patch.templateId !== undefined) fields.push('templateId', patch.templateId ?? '');
+      if (patch.heartbeatTimeoutS !== undefined)
+        fields.push('heartbeatTimeoutS', patch.heartbeatTimeoutS === null ? '' : String(patch.heartbeatTimeoutS));
+      const stream = streamOf(outbox, deviceId);
+      const reply = await PATCH(redis, [keys.device(deviceId), stream], [...intentArgs(intent), ...fields]);
+      if (reply === 0) return 'gone';
+      if (patch.tags !== undefined || patch.templateId !== undefined) await publishRulesChanged(redis, deviceId);
+      return intent === null ? null : writtenIntent(reply, intent, stream);
     },
 
     /**

@@ -20,6 +20,7 @@ import { createRateLimitStore } from './rate-limits';
 import { createRegisterThrottleStore } from './register-throttle';
 import { createRuleStore } from './rules';
 import { createSessionStore } from './sessions';
+import { createTemplateStore } from './templates';
 import { createUserStore } from './users';
 import { createWidgetStore } from './widgets';
 
@@ -44,6 +45,7 @@ export function createStores(
     devices: createDeviceStore(redis, credentialKey, outbox),
     widgets: createWidgetStore(redis, outbox),
     rules: createRuleStore(redis, outbox),
+    templates: createTemplateStore(redis),
     notifications: createNotificationQueries(redis, config.NOTIFICATION_RETENTION_DAYS),
     alarms: createAlarmStore(redis),
     commands,

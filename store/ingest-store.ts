@@ -3,7 +3,8 @@ import type { Redis } from '../common/redis';
 import type { CommandChange, CommandStore } from './commands';
 import { importPoints, type ImportReading } from './import-points';
 import { createPendingCommandStore } from './pending-commands';
-import { readDeviceRules } from './rules';
+import { readDeviceRules, readRuleSubject, readScopedRules } from './rule-records';
+import type { RuleSubject } from '../common/rule-scope';
 import { createSchedule } from './schedule';
 import { storePoint, type Delivery, type StorePointInput, type StorePointResult } from './store-point';
 
@@ -36,10 +37,16 @@ export interface IngestStore {
   /** Keeps a write the broker did not take for the device, and schedules the device for the command resender. */
   keepUnsent(deviceId: string, pin: string, value: string, at: Date, command: UnsentCommand): Promise<void>;
   /**
-   * A device's notification rules (store/rules.ts), for the threshold rule cache; a rule that does
-   * not parse is skipped and handed to `onUnreadable`.
+   * A device's own notification rules and what rule scopes ask of it (store/rule-records.ts), for
+   * the threshold rule cache; null when the device is gone. A rule that does not parse is skipped
+   * and handed to `onUnreadable`.
    */
-  readRules(deviceId: string, onUnreadable: (err: unknown) => void): Promise<NotificationRule[]>;
+  readRuleSet(
+    deviceId: string,
+    onUnreadable: (err: unknown) => void,
+  ): Promise<{ subject: RuleSubject & { projectId: string }; rules: NotificationRule[] } | null>;
+  /** A project's template, tag and project rules, for the threshold rule cache. */
+  readScopedRules(projectId: string, onUnreadable: (err: unknown) => void): Promise<NotificationRule[]>;
 }
 
 /** Where ingest writes: the history stream family and its bound, the outbox family, the resender's schedule. */
@@ -62,6 +69,10 @@ export function createIngestStore(redis: Redis, commands: CommandStore, streams:
       await pending.keep(deviceId, pin, value, at, command);
       await unsent.add(deviceId);
     },
-    readRules: (deviceId, onUnreadable) => readDeviceRules(redis, deviceId, onUnreadable),
+    async readRuleSet(deviceId, onUnreadable) {
+      const [subject, rules] = await Promise.all([readRuleSubject(redis, deviceId), readDeviceRules(redis, deviceId, onUnreadable)]);
+      return subject && { subject, rules };
+    },
+    readScopedRules: (projectId, onUnreadable) => readScopedRules(redis, projectId, onUnreadable),
   };
 }

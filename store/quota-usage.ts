@@ -18,18 +18,22 @@ export function createQuotaUsage(redis: Redis) {
       // Each project in its own slot: concurrent commands, in flight together.
       const perProject = await Promise.all(
         owned.map((id) =>
-          Promise.all([redis.hlen(keys.projectMembers(id)), redis.scard(keys.projectRules(id)), redis.scard(keys.projectWidgets(id))]),
+          Promise.all([
+            redis.hlen(keys.projectMembers(id)),
+            redis.scard(keys.projectRules(id)),
+            redis.scard(keys.projectWidgets(id)),
+            redis.scard(keys.projectTemplates(id)),
+          ]),
         ),
       );
-      const fullest = (column: 0 | 1 | 2) => Math.max(0, ...perProject.map((counts) => counts[column]));
+      const fullest = (column: 0 | 1 | 2 | 3) => Math.max(0, ...perProject.map((counts) => counts[column]));
       return {
         projects: owned.length,
         devices,
         members: fullest(0),
         rules: fullest(1),
         widgets: fullest(2),
-        // Templates do not exist yet (DESIGN §12): nothing to count.
-        templates: 0,
+        templates: fullest(3),
         apiKeys,
       };
     },

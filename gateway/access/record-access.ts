@@ -34,3 +34,15 @@ export async function requireProjectDevice(stores: Stores, projectId: string, de
   const device = await stores.devices.get(deviceId);
   if (!device || device.projectId !== projectId) throw deviceNotInProject();
 }
+
+/** A record's `templateId` must name a template of the record's project; a missing one is answered alike. */
+export function templateNotInProject(): AppError {
+  return new AppError('VALIDATION_ERROR', 'templateId is not a template of the project', [
+    { field: 'body.templateId', problem: 'not a template of the project' },
+  ]);
+}
+
+export async function requireProjectTemplate(stores: Stores, projectId: string, templateId: string): Promise<void> {
+  const template = await stores.templates.get(templateId);
+  if (!template || template.projectId !== projectId) throw templateNotInProject();
+}

@@ -1,14 +1,17 @@
 import { AppError, serviceUnavailable } from '../../common/errors';
 import { newDevice, type DeviceWithState } from '../../store/devices';
 import { projectQuota } from '../access/quotas';
+import { templateNotInProject } from '../access/record-access';
 import type { RouteDeps } from '../routes/route-deps';
 
 /**
  * Creates a device so that neither a failure nor a project delete racing it leaves a broker
  * account that logs in behind a device nobody can see (docs/architecture.md "Device create"):
- * 0. The device takes its slot of the project owner's devices quota (DESIGN §11), with the check
+ * 0. A template given must be one of the project's (400 otherwise); the device takes its slot of
+ *    the project owner's devices quota (DESIGN §11), with the check
  *    in the same atomic step: at the limit, 403 QUOTA_EXCEEDED and nothing is created. Every later
- *    failure below gives the slot back.
+ *    failure below gives the slot back. The device is then counted among its template's devices
+ *    (refused with 400 when the template was deleted meanwhile).
  * 1. The broker takes the device's account (its id, its new `dt_` token). It comes first, so any
  *    removal of the account (a device-retire intent) is written after it exists. The broker
  *    failing: a device-retire intent, left to the relay, takes back whatever it kept; 503 mqtt,
@@ -22,16 +25,31 @@ import type { RouteDeps } from '../routes/route-deps';
 export async function createDevice(
   { config, stores, broker, carryOutNow, logger }: Pick<RouteDeps, 'config' | 'stores' | 'broker' | 'carryOutNow' | 'logger'>,
   projectId: string,
-  input: { name: string; description: string; tags: string[] },
+  input: { name: string; description: string; tags: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
 ): Promise<{ device: DeviceWithState; token: string }> {
   const fresh = newDevice(projectId, input);
   const deviceId = fresh.device.id;
+  const { templateId } = fresh.device;
+  if (templateId) {
+    const template = await stores.templates.get(templateId);
+    if (!template || template.projectId !== projectId) throw templateNotInProject();
+  }
   const { ownerId, quota } = await projectQuota(config, stores, projectId, 'devices');
   await stores.devices.reserve(ownerId, fresh, quota);
-  const release = () =>
-    stores.devices
+  const release = async () => {
+    await stores.devices
       .release(ownerId, deviceId)
       .catch((err: unknown) => logger.warn({ err, deviceId }, "a failed create's devices quota slot is left taken"));
+    if (templateId) {
+      await stores.templates
+        .release(templateId, deviceId)
+        .catch((err: unknown) => logger.warn({ err, deviceId }, "a failed create is left counted in its template's devices"));
+    }
+  };
+  if (templateId && !(await stores.templates.claim(templateId, deviceId))) {
+    await release();
+    throw templateNotInProject();
+  }
   try {
     await broker.provision(deviceId, fresh.token);
   } catch (err) {

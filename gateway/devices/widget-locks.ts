@@ -5,16 +5,21 @@ import type { Redis } from '../../common/redis';
 import { streamOf } from '../../common/redis-keys';
 import type { WrittenIntent } from '../../common/outbox-intents';
 import { appendIntent } from '../../store/outbox';
-import type { Widget, WidgetStore } from '../../store/widgets';
+import type { DeviceWidget, Widget, WidgetStore } from '../../store/widgets';
 import { settleEntry } from '../outbox/carry-out-now';
 import type { TwinClient } from '../temporal/twin-client';
 
 /** How long after a lock change began its `widget-lock` intent comes due: longer than any request that changes a lock (each twin call ends within 2 s). */
 const FOLLOW_AFTER_MS = 5_000;
 
-/** A KEYPAD widget with `config.locked` true holds the lock of its pin (DESIGN §5). */
-export function holdsLock(widget: Widget): boolean {
-  return widget.type === 'KEYPAD' && widget.config.locked === true;
+/** A device's KEYPAD widget with `config.locked` true holds the lock of its pin (DESIGN §5); a template's holds none. */
+export function holdsLock(widget: Widget): widget is DeviceWidget {
+  return widget.type === 'KEYPAD' && widget.config.locked === true && widget.deviceId !== null;
+}
+
+/** Whether a widget may hold a lock: a device's KEYPAD (its changes are guarded). */
+export function mayLock(widget: Widget): widget is DeviceWidget {
+  return widget.type === 'KEYPAD' && widget.deviceId !== null;
 }
 
 function pinName(widget: Pick<Widget, 'pin'>): string {
@@ -42,11 +47,11 @@ export interface WidgetLocksDeps {
  */
 export function createWidgetLocks({ twins, widgets, redis, outbox, logger }: WidgetLocksDeps) {
   return {
-    lock: (w: Widget) => twins.lock(w.deviceId, w.projectId, pinName(w), w.id),
-    release: (w: Widget) => twins.unlock(w.deviceId, w.projectId, pinName(w), w.id),
+    lock: (w: DeviceWidget) => twins.lock(w.deviceId, w.projectId, pinName(w), w.id),
+    release: (w: DeviceWidget) => twins.unlock(w.deviceId, w.projectId, pinName(w), w.id),
 
     /** Writes the intent that puts `w`'s lock right should the change under way not finish (Redis down: it throws, nothing changed). */
-    guard(w: Widget): Promise<WrittenIntent> {
+    guard(w: DeviceWidget): Promise<WrittenIntent> {
       const dueAt = new Date(Date.now() + FOLLOW_AFTER_MS).toISOString();
       return appendIntent(redis, streamOf(outbox, w.deviceId), {
         type: 'widget-lock',

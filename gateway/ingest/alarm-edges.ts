@@ -10,7 +10,7 @@ import type { ThresholdRule } from './threshold-rules';
 export const DEFAULT_SEVERITY = 'warning';
 
 /**
- * What one value means for one threshold rule (docs/alarms.md): its edge state, and the outbox
+ * What one value of `deviceId` means for one threshold rule covering it (docs/alarms.md): its edge state, and the outbox
  * intents its edges write. A raise writes the notification at once (as threshold rules always
  * have) unless the rule waits `forSeconds` first, in which case its twin notifies once the
  * condition has held; both edges tell the twin, which keeps the alarm record and its timers.
@@ -18,16 +18,17 @@ export const DEFAULT_SEVERITY = 'warning';
  */
 export function ruleEdgeOf(
   rule: ThresholdRule,
+  deviceId: string,
   value: string,
   at: string,
-  notificationOf: (rule: ThresholdRule, value: string, at: string) => NotificationRecord,
+  notificationOf: (rule: ThresholdRule, deviceId: string, value: string, at: string) => NotificationRecord,
 ): RuleEdge | null {
   const state = edgeState(rule, value);
   if (state === null) return null;
-  const notification = notificationOf(rule, value, at);
+  const notification = notificationOf(rule, deviceId, value, at);
   const waits = (rule.forSeconds ?? 0) > 0;
   const edge = (kind: AlarmEdgeInput['edge']): AlarmEdgeIntent => ({
-    deviceId: rule.deviceId,
+    deviceId,
     projectId: rule.projectId,
     edge: {
       edgeId: randomUUID(),

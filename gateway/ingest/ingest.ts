@@ -111,16 +111,17 @@ function commandOf(input: IngestInput, pin: string): NewCommand {
 }
 
 /**
- * The notification a threshold rule raises when a value crosses into its condition. Made before
+ * The notification a threshold rule raises when a value of `deviceId` crosses into its condition (a
+ * scoped rule's names the device whose value it was). Made before
  * the store step, which writes it to the outbox only if the value does cross (its id makes the
  * relay's repeated hand-offs one delivery).
  */
-function notificationOf(rule: ThresholdRule, value: string, at: string): NotificationRecord {
+function notificationOf(rule: ThresholdRule, deviceId: string, value: string, at: string): NotificationRecord {
   const severity = rule.severity ?? DEFAULT_SEVERITY;
   return {
     id: randomUUID(),
     projectId: rule.projectId,
-    deviceId: rule.deviceId,
+    deviceId,
     ruleId: rule.id,
     type: 'threshold',
     title: thresholdTitle(severity, `V${rule.pin}`, rule.condition, rule.threshold),
@@ -194,7 +195,9 @@ export function createIngest(deps: IngestDeps) {
     const at = input.at ?? new Date();
     const command = input.origin === 'app' ? commandOf(input, pin.name) : null;
     // Alarms (docs/alarms.md): each rule's edge state with hysteresis, and the intents its edges write.
-    const ruleStates = thresholdRules.flatMap((rule) => ruleEdgeOf(rule, input.value, at.toISOString(), notificationOf) ?? []);
+    const ruleStates = thresholdRules.flatMap(
+      (rule) => ruleEdgeOf(rule, input.deviceId, input.value, at.toISOString(), notificationOf) ?? [],
+    );
 
     let stored: StorePointResult;
     try {

@@ -1,11 +1,5 @@
 import type { AlarmSeverity, ThresholdCondition } from '../../common/contracts';
 
-export const THRESHOLD_CONDITIONS: readonly ThresholdCondition[] = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'];
-
-export function isThresholdCondition(condition: string): condition is ThresholdCondition {
-  return (THRESHOLD_CONDITIONS as readonly string[]).includes(condition);
-}
-
 const CONDITION_WORDS: Readonly<Record<ThresholdCondition, string>> = {
   gt: 'above',
   gte: 'at or above',

@@ -14,6 +14,7 @@ import * as notifications from '../routes/notifications';
 import * as projects from '../routes/projects';
 import * as rules from '../routes/rules';
 import * as simpleSettings from '../routes/simple-api-settings';
+import * as templates from '../routes/templates';
 import * as widgets from '../routes/widgets';
 import * as restDevices from '../external/rest-devices';
 import * as restPins from '../external/rest-pins';
@@ -21,6 +22,7 @@ import * as simple from '../external/simple-routes';
 import { notifyBody } from '../external/notify';
 import { batch, pinAndValue, pinValue } from '../external/pin-writes';
 import { createRuleBody, patchRuleBody } from '../schemas/rule';
+import { createTemplateBody, patchTemplateBody } from '../schemas/template';
 import { createWidgetBody, patchWidgetBody } from '../schemas/widget';
 
 /** Who may call an operation: SPEC's three interfaces, the admin token, or anyone. */
@@ -51,6 +53,7 @@ const op = (
 
 const DEVICE: ErrorCode[] = ['DEVICE_NOT_FOUND', 'FORBIDDEN'];
 const PROJECT: ErrorCode[] = ['PROJECT_NOT_FOUND', 'FORBIDDEN'];
+const TEMPLATE: ErrorCode[] = ['TEMPLATE_NOT_FOUND', 'FORBIDDEN'];
 const PIN: ErrorCode[] = [...DEVICE, 'INVALID_PIN'];
 const WRITE: ErrorCode[] = [...PIN, 'VALUE_TOO_LARGE', 'PIN_LOCKED'];
 /** A notificationId that is not a UUID falls through to the service's NOT_FOUND. */
@@ -118,6 +121,18 @@ export const OPERATIONS: Operation[] = [
     errors: [...PROJECT, 'MEMBER_NOT_FOUND'],
   }),
 
+  op('GET', '/api/v1/templates', 'List device templates of a project', 'bearer', { query: templates.listQuery, errors: PROJECT }),
+  op('POST', '/api/v1/templates', 'Create a device template', 'bearer', {
+    body: createTemplateBody,
+    ok: 201,
+    errors: [...PROJECT, 'QUOTA_EXCEEDED'],
+  }),
+  op('GET', '/api/v1/templates/:templateId', 'Get a device template', 'bearer', { errors: TEMPLATE }),
+  op('PATCH', '/api/v1/templates/:templateId', 'Change a device template', 'bearer', { body: patchTemplateBody, errors: TEMPLATE }),
+  op('DELETE', '/api/v1/templates/:templateId', 'Delete a device template no device has (its template rules go with it)', 'bearer', {
+    ok: 204,
+    errors: [...TEMPLATE, 'CONFLICT'],
+  }),
   op('GET', '/api/v1/devices', 'List devices', 'bearer', { query: devices.listQuery, errors: PROJECT }),
   op('POST', '/api/v1/devices', 'Create a device (its token is shown once)', 'bearer', {
     body: devices.createBody,

@@ -1,7 +1,7 @@
 import type { NotificationRecord } from '../../common/contracts';
 import type { z } from 'zod';
 import { AppError } from '../../common/errors';
-import { twinInfoPayload, twinStatusPayload } from '../../common/outbox-intents';
+import { type FleetRuleChange, twinInfoPayload, twinStatusPayload } from '../../common/outbox-intents';
 import type { HeldTwinMessages } from '../../store/twin-messages';
 import type { PinSeriesStore } from '../../store/pin-series';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
@@ -23,6 +23,8 @@ export interface IntentHandlers {
   widgetLocks: Pick<WidgetLocks, 'follow'>;
   /** Device messages merged in a window, for `twin-held` (store/twin-messages.ts). */
   held: HeldTwinMessages;
+  /** A scoped rule's fleet catch-up (store/fleet-catch-up.ts). */
+  fleet: (projectId: string, change: FleetRuleChange) => Promise<unknown>;
 }
 
 /** A twin that answers DEVICE_NOT_FOUND is ending (its device is gone): there is nothing left to tell it. */
@@ -34,7 +36,8 @@ function unlessEnding(err: unknown): void {
  * The handler of every outbox intent (the relay's and a request's own attempt alike). Each is
  * idempotent, since an intent may be carried out more than once:
  * - twin-start: starting a running twin is a no-op (USE_EXISTING);
- * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself;
+ * - rules-changed: each twin reloads its rules; a twin whose device is gone ends itself; a fleet
+ *   change's catch-up forgets edge state and writes its chunks of twins again (reloads change nothing);
  * - alarm-edge: the twin drops an edge it already has (by the edge's id);
  * - twin-online: activity the twin already has changes nothing (the mirror was written ahead);
  * - twin-held: tells what is merged now (a status at or before the twin's own change changes
@@ -45,7 +48,7 @@ function unlessEnding(err: unknown): void {
  *   missing one is fine) and the device's history in PostgreSQL goes (none left is fine); all
  *   three must succeed, or the intent is retried.
  */
-export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks, held }: IntentHandlers): IntentHandler {
+export function carryOutIntents({ notification, twins, broker, history, tokens, widgetLocks, held, fleet }: IntentHandlers): IntentHandler {
   const tellStatus = ({ deviceId, projectId, status, at, reason }: z.infer<typeof twinStatusPayload>) =>
     twins.status(deviceId, projectId, status, at, reason).catch(unlessEnding);
   const tellInfo = ({ deviceId, projectId, info, at }: z.infer<typeof twinInfoPayload>) =>
@@ -61,6 +64,7 @@ export function carryOutIntents({ notification, twins, broker, history, tokens, 
       case 'rules-changed': {
         const { projectId, deviceIds } = intent.payload;
         await Promise.all(deviceIds.map((deviceId) => twins.rulesChanged(deviceId, projectId).then(() => undefined, unlessEnding)));
+        if (intent.payload.fleet) await fleet(projectId, intent.payload.fleet);
         return;
       }
       case 'device-retire':

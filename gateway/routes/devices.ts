@@ -7,6 +7,8 @@ import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { deviceAccess, projectAccess } from '../access/project-access';
 import { createDevice } from '../devices/create-device';
+import { updateDevice } from '../devices/update-device';
+import { heartbeatTimeoutS } from '../schemas/heartbeat';
 import type { RouteDeps } from './route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -20,13 +22,28 @@ export const listQuery = z.strictObject({
   q: z.string().min(1).max(100).optional(),
   /** Has this tag (DESIGN §13). */
   tag: z.string().min(1).max(50).optional(),
+  /** Made from or given this template (DESIGN §13). */
+  templateId: z.uuid().optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-export const createBody = z.object({ name, projectId: z.uuid(), description: description.default(''), tags: tags.default([]) });
+export const createBody = z.object({
+  name,
+  projectId: z.uuid(),
+  description: description.default(''),
+  tags: tags.default([]),
+  templateId: z.uuid().nullable().default(null),
+  heartbeatTimeoutS: heartbeatTimeoutS.default(null),
+});
 export const patchBody = z
-  .object({ name: name.optional(), description: description.optional(), tags: tags.optional() })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), 'name, description or tags is required');
+  .object({
+    name: name.optional(),
+    description: description.optional(),
+    tags: tags.optional(),
+    templateId: z.uuid().nullable().optional(),
+    heartbeatTimeoutS: heartbeatTimeoutS.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'name, description, tags, templateId or heartbeatTimeoutS is required');
 
 function maskedToken(d: DeviceWithState): string {
   return `dt_…${d.tokenLast4}`;
@@ -39,6 +56,8 @@ function deviceView(d: DeviceWithState, token: string) {
     name: d.name,
     description: d.description,
     tags: d.tags,
+    templateId: d.templateId,
+    heartbeatTimeoutS: d.heartbeatTimeoutS,
     status: d.state.status,
     lastSeen: d.state.lastSeen,
     projectId: d.projectId,
@@ -50,7 +69,7 @@ function deviceView(d: DeviceWithState, token: string) {
   };
 }
 
-/** Devices (SPEC §4.2): viewers read; editors create, change, re-key and delete. */
+/** Devices (SPEC §4.2, DESIGN §12): viewers read; editors create, change, re-key and delete. */
 export function deviceRoutes({
   config,
   stores,
@@ -92,8 +111,7 @@ export function deviceRoutes({
   router.patch('/devices/:deviceId', async (req, res) => {
     const { device } = await deviceAccess(stores, userIdOf(res), req.params.deviceId, 'editor');
     const body = parseInput(patchBody, req.body, 'body');
-    await stores.devices.update(device.id, body);
-    const updated = { ...device, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) };
+    const updated = await updateDevice({ stores, carryOutNow }, device, body);
     sendData(res, deviceView(updated, maskedToken(updated)));
   });
 

@@ -8,25 +8,27 @@ import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { projectAccess } from '../access/project-access';
-import { deviceNotInProject, projectRecordAccess } from '../access/record-access';
+import { deviceNotInProject, projectRecordAccess, requireProjectTemplate } from '../access/record-access';
 import { projectQuota } from '../access/quotas';
 import type { RouteDeps } from './route-deps';
-import { createRuleBody, patchRuleBody, ruleDefinition, type RuleDefinition } from '../schemas/rule';
+import { createRuleBody, patchRuleBody, ruleDefinition, scopeChange, type RuleDefinition } from '../schemas/rule';
 
 export const listQuery = z.strictObject({ projectId: z.uuid() });
 const uuid = z.uuid();
 
 /** Everything a client may change, including the alarm settings the rule has (gateway/schemas/rule.ts). */
-function definitionOf(rule: NotificationRule): RuleDefinition {
-  const { id: _id, projectId: _projectId, createdAt: _createdAt, ...definition } = rule;
+function definitionOf(rule: NotificationRule): Omit<RuleDefinition, 'scope'> {
+  const { id: _id, projectId: _projectId, createdAt: _createdAt, scope: _scope, ...definition } = rule;
   return definition;
 }
 
 /**
- * Notification rules (DESIGN §8): viewers read; editors create, change and delete. The store
- * announces every change to the gateways' threshold rule caches and writes, in the same step, an
- * outbox intent for the twin of each affected device to reload its no_data / offline / online
- * rules; the route carries it out before answering, and the relay does when Temporal is down.
+ * Notification rules (DESIGN §8, §12): viewers read; editors create, change and delete. A rule
+ * covers one device, a template's devices, a tag's or the whole project's. The store announces
+ * every change to the gateways' threshold rule caches and writes, in the same step, an outbox
+ * intent for the twins it concerns (a device rule's twin reloads now; a scoped rule's fleet
+ * catch-up runs: docs/architecture.md "Fleet rules"); the route carries it out before answering,
+ * and the relay does when Temporal is down.
  */
 export function ruleRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 'config' | 'stores' | 'carryOutNow'>): Router {
   const router = Router();
@@ -48,6 +50,7 @@ export function ruleRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 'con
     const { projectId, ...fields } = parseInput(createRuleBody, req.body, 'body');
     const definition = parseInput(ruleDefinition, fields, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), projectId, 'editor');
+    if (definition.templateId !== null) await requireProjectTemplate(stores, project.id, definition.templateId);
     const rule: NotificationRule = { id: randomUUID(), projectId: project.id, ...definition, createdAt: new Date().toISOString() };
     const { quota } = await projectQuota(config, stores, project.id, 'rules');
     const created = await stores.rules.create(rule, quota);
@@ -57,9 +60,10 @@ export function ruleRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 'con
   });
 
   router.patch('/notifications/rules/:ruleId', async (req, res) => {
-    const { id } = await ruleFor(res, req.params.ruleId, 'editor');
+    const { id, projectId } = await ruleFor(res, req.params.ruleId, 'editor');
     const patch = parseInput(patchRuleBody, req.body, 'body');
-    const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const changes = { ...scopeChange(patch), ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+    if (typeof patch.templateId === 'string') await requireProjectTemplate(stores, projectId, patch.templateId);
     const result = await stores.rules.update(id, async (current) => ({
       ...current,
       ...parseInput(ruleDefinition, { ...definitionOf(current), ...changes }, 'body'),

@@ -1,12 +1,21 @@
 import { z } from 'zod';
-import { ALARM_SEVERITIES, type AlarmSettings, type NotificationRule } from '../../common/contracts';
-import { isThresholdCondition, THRESHOLD_CONDITIONS } from '../ingest/threshold';
+import {
+  ALARM_SEVERITIES,
+  type AlarmSettings,
+  isThresholdCondition,
+  type NotificationRule,
+  type RuleScope,
+  THRESHOLD_CONDITIONS,
+} from '../../common/contracts';
 
 /** The longest silence a no_data rule may wait for: 30 days. */
 export const MAX_NO_DATA_DURATION_S = 30 * 86_400;
 
 const condition = z.enum([...THRESHOLD_CONDITIONS, 'no_data', 'offline', 'online']);
-const deviceId = z.uuid();
+const deviceId = z.uuid().nullable();
+const templateId = z.uuid().nullable();
+/** A device tag (gateway/routes/devices.ts). */
+const tag = z.string().trim().min(1).max(50).nullable();
 /** A V pin number (SPEC §2.7). */
 const pin = z.int().min(0).max(255).nullable();
 const threshold = z.number().nullable();
@@ -54,7 +63,9 @@ function clearThresholdProblem(condition: string, threshold: number | null, clea
 /** What a client sends to create a rule; `ruleDefinition` then checks it as a whole. */
 export const createRuleBody = z.object({
   projectId: z.uuid(),
-  deviceId,
+  deviceId: deviceId.default(null),
+  templateId: templateId.default(null),
+  tag: tag.default(null),
   condition,
   pin: pin.default(null),
   threshold: threshold.default(null),
@@ -65,10 +76,15 @@ export const createRuleBody = z.object({
   ...optionalAlarmFields,
 });
 
-/** Any field but the id, the project and the creation time. */
+/**
+ * Any field but the id, the project and the creation time. `deviceId`, `templateId` and `tag` name
+ * the rule's scope together: one given (null included) replaces the others with null.
+ */
 export const patchRuleBody = z
   .strictObject({
     deviceId: deviceId.optional(),
+    templateId: templateId.optional(),
+    tag: tag.optional(),
     condition: condition.optional(),
     pin: pin.optional(),
     threshold: threshold.optional(),
@@ -82,14 +98,33 @@ export const patchRuleBody = z
 
 export type RuleDefinition = Omit<NotificationRule, 'id' | 'projectId' | 'createdAt'>;
 
+const SCOPE_FIELDS = ['deviceId', 'templateId', 'tag'] as const;
+
+/** A PATCH's scope fields: when one is given, those not given become null. */
+export function scopeChange(patch: Partial<Record<(typeof SCOPE_FIELDS)[number], string | null>>): Partial<Record<string, null>> {
+  return SCOPE_FIELDS.some((f) => patch[f] !== undefined) ? Object.fromEntries(SCOPE_FIELDS.map((f) => [f, null])) : {};
+}
+
+/** The scope the fields name: the device, the template, the tag, or (none) the whole project. */
+function scopeOfFields(rule: { deviceId: string | null; templateId: string | null; tag: string | null }): RuleScope {
+  if (rule.deviceId !== null) return 'device';
+  if (rule.templateId !== null) return 'template';
+  return rule.tag !== null ? 'tag' : 'project';
+}
+
 /**
- * A rule's fields checked together (DESIGN §8): threshold conditions need `pin` and `threshold`,
+ * A rule's fields checked together (DESIGN §8, §12): at most one of deviceId, templateId and tag
+ * (none: the whole project), which gives its `scope`; threshold conditions need `pin` and `threshold`,
  * `no_data` needs `duration` and may name a pin (null = any data), `offline`/`online` need
  * neither. Fields a condition does not use are stored null.
  */
 export const ruleDefinition = z
-  .object({ deviceId, condition, pin, threshold, duration, message, channels, enabled, ...optionalAlarmFields })
+  .object({ deviceId, templateId, tag, condition, pin, threshold, duration, message, channels, enabled, ...optionalAlarmFields })
   .superRefine((rule, ctx) => {
+    const named = SCOPE_FIELDS.filter((f) => rule[f] !== null);
+    if (named.length > 1) {
+      ctx.addIssue({ code: 'custom', path: [named[1] as string], message: 'give at most one of deviceId, templateId and tag' });
+    }
     const need = (field: 'pin' | 'threshold' | 'duration') => {
       if (rule[field] === null) ctx.addIssue({ code: 'custom', path: [field], message: `is required for condition ${rule.condition}` });
     };
@@ -112,7 +147,10 @@ export const ruleDefinition = z
   })
   .transform(
     (rule): RuleDefinition => ({
+      scope: scopeOfFields(rule),
       deviceId: rule.deviceId,
+      templateId: rule.templateId,
+      tag: rule.tag,
       pin: rule.condition === 'offline' || rule.condition === 'online' ? null : rule.pin,
       condition: rule.condition,
       threshold: isThresholdCondition(rule.condition) ? rule.threshold : null,

@@ -73,14 +73,18 @@ const widgetPin = z.union([
   }),
 ]);
 
-export const createWidgetBody = z.object({
-  type: z.enum(WIDGET_TYPES),
-  projectId: z.uuid(),
-  deviceId: z.uuid(),
-  pin: widgetPin,
-  layout,
-  config: jsonObject.default({}),
-});
+/** A widget binds a device's pin or (DESIGN §12) a template's: exactly one of deviceId and templateId. */
+export const createWidgetBody = z
+  .object({
+    type: z.enum(WIDGET_TYPES),
+    projectId: z.uuid(),
+    deviceId: z.uuid().nullable().default(null),
+    templateId: z.uuid().nullable().default(null),
+    pin: widgetPin,
+    layout,
+    config: jsonObject.default({}),
+  })
+  .refine((b) => (b.deviceId === null) !== (b.templateId === null), { message: 'give deviceId or templateId', path: ['deviceId'] });
 
 export const patchWidgetBody = z
   .strictObject({ layout: layout.optional(), config: jsonObject.optional() })

@@ -22,6 +22,8 @@ interface RetiredDevice {
   tokenHashes: { tokenHash?: string; simpleTokenHash?: string };
   rules: string[] | Record<string, never>;
   widgets: string[] | Record<string, never>;
+  /** The template it had, whose device set it leaves; false when none. */
+  templateId: string | false;
 }
 
 interface RetiredProject {
@@ -32,6 +34,7 @@ interface RetiredProject {
   rules: string[] | Record<string, never>;
   widgets: string[] | Record<string, never>;
   notifications: string[] | Record<string, never>;
+  templates: string[] | Record<string, never>;
 }
 
 /** cjson encodes an empty Lua table as `{}`: an empty list. */
@@ -76,6 +79,7 @@ async function retireDevice(redis: Redis, stream: string, deviceId: string, with
     rules.length > 0 ? redis.srem(keys.projectRules(retired.projectId), ...rules) : null,
     widgets.length > 0 ? redis.srem(keys.projectWidgets(retired.projectId), ...widgets) : null,
   ]);
+  if (retired.templateId) await redis.srem(keys.templateDevices(retired.templateId), deviceId);
   await redis.zrem(keys.projectDevices(retired.projectId), deviceId);
   // Last, as an index entry is (its quota's slot is free once nothing of the device is left).
   if (retired.ownerId) await redis.zrem(keys.userDevices(retired.ownerId), deviceId);
@@ -93,7 +97,7 @@ export async function deleteDeviceScript(redis: Redis, outbox: string, deviceId:
 }
 
 /**
- * Deletes a project with its members' links, devices, rules, widgets and notifications (each
+ * Deletes a project with its members' links, devices, rules, widgets, templates and notifications (each
  * device frees its slot of the owner's devices quota, the project its slot of their projects
  * quota); returns the device-retire intent its first step wrote for each of its devices.
  */
@@ -110,6 +114,9 @@ export async function deleteProjectScript(redis: Redis, outbox: string, projectI
       keys.projectWidgets(projectId),
       keys.projectNotifications(projectId),
       keys.projectNotificationSets(projectId),
+      keys.projectTemplates(projectId),
+      keys.projectScopedRules(projectId),
+      keys.projectRulesVersion(projectId),
     ],
     [keys.projectMemberUnreadNotifications(projectId, '{user}')],
   );
@@ -123,6 +130,7 @@ export async function deleteProjectScript(redis: Redis, outbox: string, projectI
     ...list(retired.rules).map((id) => redis.del(keys.rule(id))),
     ...list(retired.widgets).map((id) => redis.del(keys.widget(id))),
     ...list(retired.notifications).map((id) => redis.del(keys.notification(id))),
+    ...list(retired.templates).map((id) => redis.del(keys.template(id), keys.templateDevices(id), keys.templateWidgets(id))),
   ]);
   return devices.map(([deviceId, entryId]) => retireIntent(stream, deviceId, entryId));
 }

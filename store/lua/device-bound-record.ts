@@ -86,16 +86,16 @@ export async function isBound(redis: Redis, deviceIndex: string, id: string): Pr
   return (await redis.sismember(deviceIndex, id)) === 1;
 }
 
-/** The records of ids (each in its own slot) that exist and are bound to their device, oldest first. */
-export async function boundRecords<T extends { id: string; deviceId: string; createdAt: string }>(
+/** The records of ids (each in its own slot) that exist and are bound (in the index `indexOf` names), oldest first. */
+export async function boundRecords<T extends { id: string; createdAt: string }>(
   redis: Redis,
   ids: string[],
   recordKey: (id: string) => string,
-  deviceIndex: (deviceId: string) => string,
+  indexOf: (record: T) => string,
   parse: (json: string) => T,
 ): Promise<T[]> {
   const docs = await Promise.all(ids.map((id) => redis.get(recordKey(id))));
   const records = docs.flatMap((json) => (json === null ? [] : [parse(json)]));
-  const bound = await Promise.all(records.map((r) => isBound(redis, deviceIndex(r.deviceId), r.id)));
+  const bound = await Promise.all(records.map((r) => isBound(redis, indexOf(r), r.id)));
   return records.filter((_, i) => bound[i]).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

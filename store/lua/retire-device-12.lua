@@ -9,7 +9,7 @@
 -- ARGV: 1 device id, 2 '1' to write the device-retire intent ('0': a project delete wrote it).
 -- Returns nil when it did not exist, else JSON {entryId ('' without intent), projectId, ownerId
 -- (its project owner's, whose devices quota it counts in; false when not recorded), tokenHashes,
--- rules, widgets}.
+-- rules, widgets, templateId (false when none)}.
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return nil end
 local tokenHashes = {}
@@ -20,10 +20,12 @@ end
 local rules = redis.call('SMEMBERS', KEYS[3])
 local widgets = redis.call('SMEMBERS', KEYS[4])
 local ownerId = redis.call('HGET', KEYS[1], 'ownerId')
+local templateId = redis.call('HGET', KEYS[1], 'templateId')
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12])
 redis.call('DEL', KEYS[1])
 local entryId = ''
 if ARGV[2] == '1' then
   entryId = redis.call('XADD', KEYS[2], '*', 'type', 'device-retire', 'payload', cjson.encode({deviceId = ARGV[1]}))
 end
-return cjson.encode({entryId = entryId, projectId = projectId, ownerId = ownerId, tokenHashes = tokenHashes, rules = rules, widgets = widgets})
+return cjson.encode({entryId = entryId, projectId = projectId, ownerId = ownerId, tokenHashes = tokenHashes, rules = rules, widgets = widgets,
+  templateId = templateId})

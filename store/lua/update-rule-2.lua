@@ -1,7 +1,7 @@
 -- Compare-and-set of a notification rule (store/rules.ts) with its rules-changed intent, in the
 -- record's own slot (its shard's outbox stream): the twins named in the payload (the old and the
--- new device) are told exactly when the change lands. Moving the rule's id between the devices'
--- indexes is done in the steps before and after (docs/architecture.md "Redis Cluster").
+-- new device, or the rule's fleet) are told exactly when the change lands. Moving the rule's id
+-- between indexes is done in the steps before and after (docs/architecture.md "Redis Cluster").
 -- KEYS: 1 rule:{id}, 2 the outbox stream of its shard.
 -- ARGV: 1 the JSON the rule must still hold, 2 its replacement, 3 the rules-changed intent's payload
 -- Returns the intent's entry id when written; 0 changed meanwhile, -1 gone.

@@ -42,6 +42,8 @@ describe('device create and read', () => {
       name: 'Boiler',
       description: 'basement',
       tags: ['heat'],
+      templateId: null,
+      heartbeatTimeoutS: null,
       status: 'offline',
       lastSeen: null,
       projectId,

@@ -273,7 +273,10 @@ test('every script in store/lua runs on the cluster, each through the store call
   const rule: NotificationRule = {
     id: randomUUID(),
     projectId: project.id,
+    scope: 'device',
     deviceId: device.id,
+    templateId: null,
+    tag: null,
     condition: 'offline',
     pin: null,
     threshold: null,
@@ -300,6 +303,39 @@ test('every script in store/lua runs on the cluster, each through the store call
   } as Parameters<Stores['widgets']['create']>[0];
   expect(await stores.widgets.create(widget, { resource: 'widgets', limit: 1 })).toBe(true);
   expect((await stores.widgets.update(widget.id, async (w) => ({ ...w, pin: 2 }))).kind).toBe('replaced');
+  // A template (DESIGN §12): the device given it and new tags, a project rule, the template's dashboard.
+  const template = {
+    id: randomUUID(),
+    projectId: project.id,
+    name: 't',
+    description: '',
+    heartbeatTimeoutS: 30,
+    pins: [],
+    createdAt: at.toISOString(),
+  };
+  expect(await stores.templates.create(template, { resource: 'templates', limit: 1 })).toMatchObject({ deviceCount: 0 });
+  expect(await stores.templates.claim(template.id, device.id)).toBe(true);
+  const rulesChanged = { type: 'rules-changed' as const, payload: { projectId: project.id, deviceIds: [device.id] } };
+  expect(await stores.devices.update(device.id, { templateId: template.id, tags: ['x'] }, rulesChanged)).toMatchObject({
+    intent: rulesChanged,
+  });
+  expect(await stores.devices.get(device.id)).toMatchObject({ templateId: template.id, tags: ['x'] });
+  expect(await stores.templates.delete(template)).toEqual({ kind: 'in-use', devices: 1 });
+  const projectRule = {
+    ...rule,
+    id: randomUUID(),
+    scope: 'project',
+    deviceId: null,
+    condition: 'no_data',
+    duration: 60,
+  } as NotificationRule;
+  expect(await stores.rules.create(projectRule, { resource: 'rules', limit: 2 })).toMatchObject({ intent: { type: 'rules-changed' } });
+  expect((await stores.rules.scoped(project.id)).map((r) => r.id)).toEqual([projectRule.id]);
+  expect(await stores.rules.delete(projectRule)).not.toBeNull();
+  const templateWidget = { ...widget, id: randomUUID(), deviceId: null, templateId: template.id };
+  expect(await stores.widgets.create(templateWidget, { resource: 'widgets', limit: 2 })).toBe(true);
+  expect((await stores.widgets.listOfTemplate(template.id)).map((w) => w.id)).toEqual([templateWidget.id]);
+  expect(await stores.widgets.delete(templateWidget)).toBe(true);
   const notificationId = randomUUID();
   const record = {
     id: notificationId,
@@ -328,6 +364,8 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(await stores.devices.delete(device.id)).toMatchObject({ intent: { type: 'device-retire' } });
   expect(await stores.devices.get(device.id)).toBeNull();
   expect(await stores.widgets.get(widget.id)).toBeNull();
+  // The device let its template go with it.
+  expect(await stores.templates.delete(template)).toEqual({ kind: 'deleted' });
   const second = newDevice(project.id, { name: 'd2', description: '', tags: [] });
   await stores.devices.reserve(owner.id, second, { resource: 'devices', limit: 2 });
   const other = await stores.devices.create(second, owner.id);

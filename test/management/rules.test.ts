@@ -55,7 +55,7 @@ function fields(res: { body: { error: { details: { field: string }[] } } }): str
 }
 
 describe('rule CRUD', () => {
-  it('creates rules (201) with exactly the DESIGN §8 fields and lists them by project, oldest first', async () => {
+  it('creates rules (201) with exactly the DESIGN §8 and §12 fields and lists them by project, oldest first', async () => {
     const created = await stack.request('POST', RULES, { token: owner.token, body: ruleBody() });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -63,7 +63,10 @@ describe('rule CRUD', () => {
       data: {
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         projectId,
+        scope: 'device',
         deviceId,
+        templateId: null,
+        tag: null,
         pin: 7,
         condition: 'gt',
         threshold: 20,

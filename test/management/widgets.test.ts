@@ -87,6 +87,7 @@ describe('widget CRUD', () => {
         type: 'GAUGE',
         projectId,
         deviceId,
+        templateId: null,
         pin: 3,
         layout,
         config: { label: 'Temperature', suffix: '°C' },

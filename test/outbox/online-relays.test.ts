@@ -67,6 +67,7 @@ async function start(taskQueue: string, activity: (deviceId: string) => Promise<
     tokens: { rollForward: none },
     widgetLocks: { follow: none },
     held: { read: none, settle: none },
+    fleet: none,
   });
   const started = await startOutboxRelays({
     streams: relayedStreams(taskQueue).map((s, k) => ({ ...s, redis: connect(`test-online-relays-${k}`) })),

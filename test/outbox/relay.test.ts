@@ -47,6 +47,7 @@ async function relay(stream: string, consumer: string, notification: (r: Notific
       tokens: { rollForward: none },
       widgetLocks: { follow: none },
       held: { read: none, settle: none },
+      fleet: none,
     }),
     logger,
     retryBaseMs: 100,

@@ -138,7 +138,10 @@ export async function addRule(
   const full: NotificationRule = {
     id: randomUUID(),
     projectId: device.projectId,
+    scope: 'device',
     deviceId: device.deviceId,
+    templateId: null,
+    tag: null,
     pin: null,
     threshold: null,
     duration: null,
@@ -151,7 +154,8 @@ export async function addRule(
   const outbox = keys.outbox(`twin-tests-${randomUUID()}`);
   if (!(await createRuleStore(redis, outbox).create(full, { resource: 'rules', limit: null })))
     throw new Error('the rule store refused the rule');
-  await redis.del(streamOf(outbox, full.deviceId));
+  await redis.del(streamOf(outbox, full.deviceId ?? full.projectId));
+  await redis.del(streamOf(outbox, full.projectId));
   return full;
 }
 

@@ -47,9 +47,10 @@ import { receiveInfo } from './info';
 import { bootstrapped, endRequested } from './lifecycle';
 import { receiveActivity, receiveStatus, statusWritten, watchWanted } from './liveness';
 import { lockRequested, lockRequestProblem, locked, unlockRequested, unlocked } from './locks';
-import { withRules } from './no-data';
 import { nextMove, waitOver } from './schedule';
+import { rulesStale, withRuleSet } from './rule-set';
 import { carryOver, counted, notified, resumeState, type TwinState } from './state';
+import { statusRulesApplied } from './status-rules';
 import { decideStep } from './steps';
 import { viewOf } from './view';
 import { type RunConfig, twinVersion } from './version';
@@ -94,6 +95,13 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     s = notified(s);
   }
 
+  /** A read found the project's rules version moved past the twin's: the rules that cover it are loaded again (rule-set.ts). */
+  async function refreshRules(version: string | undefined): Promise<void> {
+    if (!rulesStale(s, version)) return;
+    const result = await durable.loadTwinRules({ deviceId });
+    if (result.exists) s = withRuleSet(s, result, nowMs());
+  }
+
   /** Runs one effect, then folds what it returned into the state. */
   async function run(effect: TwinEffect): Promise<void> {
     switch (effect.kind) {
@@ -101,6 +109,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         const at = s.statusChangedAt ?? isoOf(nowMs());
         const result = await durable.writeStatus({
           deviceId,
+          projectId,
           status: s.status,
           statusChangedAt: at,
           lastSeen: s.lastSeen,
@@ -108,8 +117,11 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
           ...(effect.firstStatus ? { firstStatus: true } : {}),
         });
         s = statusWritten(s, result.lastSeen, nowMs());
+        await refreshRules(result.rulesVersion);
         return;
       }
+      case 'statusRules':
+        return apply(statusRulesApplied(s, effect.status, effect.at));
       case 'notify':
         return notify(effect);
       case 'flushCommands':
@@ -158,7 +170,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     if (s.bootstrapped) {
       // A run after continue-as-new refreshes its rules (a lost rulesChanged heals here).
       const result = await durable.loadTwinRules({ deviceId });
-      if (result.exists) s = withRules(s, result.rules, nowMs());
+      if (result.exists) s = withRuleSet(s, result, nowMs());
       return;
     }
     const boot = await durable.bootstrapTwin({ deviceId });
@@ -170,8 +182,11 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     const plan = planCheckBack(s, cfg, nowMs());
     if (!plan) return;
     const seen = await durable.readLastSeen(
-      plan.alarmRuleIds.length > 0 ? { deviceId, pins: plan.pins, alarms: plan.alarmRuleIds } : { deviceId, pins: plan.pins },
+      plan.alarmRuleIds.length > 0
+        ? { deviceId, projectId, pins: plan.pins, alarms: plan.alarmRuleIds }
+        : { deviceId, projectId, pins: plan.pins },
     );
+    await refreshRules(seen.rulesVersion);
     await apply(checkedBack(s, cfg, plan, seen, nowMs()));
   }
 
@@ -182,10 +197,13 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   function startWatch(): void {
     const since = s.lastSeen ?? s.statusChangedAt ?? isoOf(nowMs());
     watch = watching
-      .awaitSilence({ deviceId, heartbeatTimeoutS, since })
+      .awaitSilence({ deviceId, projectId, heartbeatTimeoutS, since })
       .then((seen) => {
         watchApplying = true;
-        return exclusive(() => apply(watchEnded(s, cfg, seen, nowMs())));
+        return exclusive(async () => {
+          await refreshRules(seen.rulesVersion);
+          await apply(watchEnded(s, cfg, seen, nowMs()));
+        });
       })
       .catch((err: unknown) => log.warn('liveness watch failed; a new one starts', { deviceId, error: String(err) }))
       .finally(() => {
@@ -239,7 +257,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
       exclusive(async () => {
         s = counted(s, 'updates', nowMs());
         const result = await answering.loadTwinRules({ deviceId });
-        s = withRules(s, result.rules, nowMs());
+        s = withRuleSet(s, result, nowMs());
         return { rules: s.rules };
       }),
     {

@@ -3,7 +3,7 @@
  * the step it queues behind the twin's running steps. The shell (device-twin.ts)
  * runs effects in order, one at a time.
  */
-import type { NotificationPriority, NotificationType, PinLock, DisconnectReason } from '../../common/contracts';
+import type { DeviceStatus, NotificationPriority, NotificationType, PinLock, DisconnectReason } from '../../common/contracts';
 import type { DeviceInfoFields } from '../../common/device-info';
 import type { AlarmEdgeInput, TwinRule } from '../../common/twin-contracts';
 import type { TwinState } from './state';
@@ -19,6 +19,11 @@ export type TwinEffect =
    * while it still has none (an `online` the gateway wrote ahead since stays: its signal is queued).
    */
   | { kind: 'writeStatus'; firstStatus?: true }
+  /**
+   * Notify (or hold) the rules of a change to `status` at `at`, decided when it runs: after the
+   * status write, which may have found newer rules to load first (status-rules.ts, rule-set.ts).
+   */
+  | { kind: 'statusRules'; status: DeviceStatus; at: string }
   | { kind: 'notify'; rule: NotifyTarget; type: NotificationType; title: string; message: string; priority: NotificationPriority }
   /** Deliver the commands kept for the device while it was not online. */
   | { kind: 'flushCommands' }

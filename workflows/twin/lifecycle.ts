@@ -6,7 +6,7 @@ import { isoOf, later, msOf } from '../../common/iso-time';
 import type { BootstrapResult } from '../../common/twin-activities';
 import type { Decision } from './effects';
 import { transition } from './liveness';
-import { withRules } from './no-data';
+import { withRuleSet } from './rule-set';
 import type { TwinState } from './state';
 import type { RunConfig } from './version';
 
@@ -40,7 +40,7 @@ export function bootstrapped(s: TwinState, boot: BootstrapResult, now: number): 
     hardwareType: m.hardwareType,
     locks: Object.fromEntries(boot.locks.map((l) => [l.pin, l])),
   };
-  next = withRules(next, boot.rules, now);
+  next = withRuleSet(next, boot, now);
   if (boot.exists && ahead) return transition({ ...next, offlineSince: null }, 'online', m.statusChangedAt ?? isoOf(now));
   if (boot.exists && m.status === null) {
     return { state: { ...next, statusChangedAt: isoOf(now) }, effects: [{ kind: 'writeStatus', firstStatus: true }] };

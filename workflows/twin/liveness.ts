@@ -19,14 +19,13 @@
  */
 import type { DeviceStatus, DisconnectReason } from '../../common/contracts';
 import { isoOf, isTime, later, msOf } from '../../common/iso-time';
-import { silenceDeadline } from '../../common/liveness';
+import { heartbeatTimeoutOf, silenceDeadline } from '../../common/liveness';
 import type { LastSeenResult } from '../../common/twin-activities';
 import type { ActivityInput, StatusInput } from '../../common/twin-contracts';
 import { FLUSH_KEPT } from './commands';
 import { type Decision, type Received, type TwinEffect, unchanged } from './effects';
 import { canonicalPin } from './pin-name';
 import { counted, type TwinState } from './state';
-import { statusRulesOn } from './status-rules';
 import type { RunConfig } from './version';
 
 /** An activity signal while the twin already thinks online means the mirror disagrees: rewrite it, at most this often. */
@@ -38,22 +37,21 @@ const WRITE_STATUS: TwinEffect = { kind: 'writeStatus' };
 export const heardAt = (s: TwinState, at: string): TwinState => ({ ...s, lastSeen: later(s.lastSeen, at) });
 
 /**
- * online ⇄ offline: the mirror write, then the matching status rules' notifications (or holds),
- * then (online) kept commands.
+ * online ⇄ offline: the mirror write, then the matching status rules' notifications (or holds,
+ * which replace those of the other status: status-rules.ts), then (online) kept commands.
  */
 export function transition(s: TwinState, status: DeviceStatus, at: string, reason: DisconnectReason | null = null): Decision {
   if (s.status === status) return unchanged(s);
-  const rules = statusRulesOn(s.rules, status, at);
   const next: TwinState = {
     ...s,
     status,
     statusChangedAt: at,
     disconnectReason: status === 'offline' ? reason : null,
-    statusHolds: rules.holds,
+    statusHolds: {},
     lastSeen: status === 'online' ? later(s.lastSeen, at) : s.lastSeen,
     offlineSince: status === 'offline' ? msOf(at) : s.offlineSince,
   };
-  return { state: next, effects: [WRITE_STATUS, ...rules.effects, ...(status === 'online' ? [FLUSH_KEPT] : [])] };
+  return { state: next, effects: [WRITE_STATUS, { kind: 'statusRules', status, at }, ...(status === 'online' ? [FLUSH_KEPT] : [])] };
 }
 
 // ---- Messages ------------------------------------------------------------------------------------
@@ -130,10 +128,13 @@ export function statusWritten(s: TwinState, mirrorLastSeen: string | null, now: 
 
 // ---- The heartbeat -------------------------------------------------------------------------------
 
+/** The device's heartbeat timeout: its own or its template's as last loaded, else the run's default. */
+export const heartbeatOf = (s: TwinState, cfg: RunConfig): number => heartbeatTimeoutOf(s.heartbeatTimeoutS, cfg.heartbeatTimeoutS);
+
 /** When an online device goes offline by silence (epoch ms), or null when it is not online. */
 export function heartbeatDeadline(s: TwinState, cfg: RunConfig, now: number): number | null {
   if (s.status !== 'online') return null;
-  return silenceDeadline(msOf(s.lastSeen) ?? msOf(s.statusChangedAt) ?? now, cfg.heartbeatTimeoutS);
+  return silenceDeadline(msOf(s.lastSeen) ?? msOf(s.statusChangedAt) ?? now, heartbeatOf(s, cfg));
 }
 
 /** Whether the heartbeat needs a check-back timer: not in runs where the liveness watch times it. */
@@ -159,6 +160,6 @@ export function heardFrom(s: TwinState, seen: LastSeenResult): TwinState {
  */
 export function silenceChecked(s: TwinState, cfg: RunConfig, readAt: number, now: number): Decision {
   if (s.status !== 'online') return unchanged(s);
-  if (now < silenceDeadline(msOf(s.lastSeen) ?? readAt, cfg.heartbeatTimeoutS)) return unchanged(s);
+  if (now < silenceDeadline(msOf(s.lastSeen) ?? readAt, heartbeatOf(s, cfg))) return unchanged(s);
   return transition(s, 'offline', isoOf(now), 'timeout');
 }

@@ -55,6 +55,10 @@ export interface TwinState {
   /** Last activity per pin, as far as the twin learnt it (signals and check-backs). */
   pinActivity: Record<string, string>;
   rules: TwinRule[];
+  /** The heartbeat timeout the device or its template sets (null: the run's default), as last loaded with the rules. */
+  heartbeatTimeoutS: number | null;
+  /** The project rules version the rules were loaded at (null: not known); a newer one read later reloads them (rule-set.ts). */
+  rulesVersion: string | null;
   /** By rule id. */
   noData: Record<string, NoDataTimer>;
   /** By rule id: alarms with a timer running (only those; a raised alarm without reminders has none). */
@@ -87,6 +91,8 @@ export function freshState(): TwinState {
     locks: {},
     pinActivity: {},
     rules: [],
+    heartbeatTimeoutS: null,
+    rulesVersion: null,
     noData: {},
     alarms: {},
     alarmEdges: {},

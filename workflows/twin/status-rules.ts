@@ -40,6 +40,16 @@ export function statusRulesOn(
   return { holds, effects };
 }
 
+/**
+ * The `statusRules` effect of a change to `status` at `at` (liveness.ts `transition`), decided with
+ * the rules the twin holds when it runs: nothing when the device has changed status again since.
+ */
+export function statusRulesApplied(s: TwinState, status: DeviceStatus, at: string): Decision {
+  if (s.status !== status) return { state: s, effects: [] };
+  const { holds, effects } = statusRulesOn(s.rules, status, at);
+  return { state: { ...s, statusHolds: holds }, effects };
+}
+
 /** Holds due at `now`: notified if the device is still in that status (and the rule still watched). */
 export function holdsDue(s: TwinState, now: number): Decision {
   const due = Object.entries(s.statusHolds).filter(([, hold]) => hold.notifyAt <= now);

@@ -1,6 +1,7 @@
 import { isoOf } from '../../common/iso-time';
 import type { TwinView } from '../../common/twin-contracts';
 import { alarmDueAt } from './alarms';
+import { heartbeatOf } from './liveness';
 import type { TwinState } from './state';
 import type { RunConfig } from './version';
 
@@ -9,7 +10,8 @@ export function viewOf(s: TwinState, cfg: RunConfig): TwinView {
   return {
     deviceId: cfg.deviceId,
     projectId: cfg.projectId,
-    heartbeatTimeoutS: cfg.heartbeatTimeoutS,
+    // The device's own or its template's, else the default: the timeout it goes offline by.
+    heartbeatTimeoutS: heartbeatOf(s, cfg),
     status: s.status,
     lastSeen: s.lastSeen,
     statusChangedAt: s.statusChangedAt,

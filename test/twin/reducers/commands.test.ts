@@ -3,12 +3,11 @@
  * The shell that runs the effects is covered by the integration tests in test/twin/ and the replay test.
  */
 import { checkedBack, planCheckBack } from '../../../workflows/twin/check-back';
-import { decideStep } from '../../../workflows/twin/steps';
-import { cfg, iso, online, rule, seen, started, T0 } from './fixtures';
+import { cfg, iso, online, rule, seen, started, T0, decide } from './fixtures';
 
 describe('command flush ordering', () => {
   test('kept commands go out after the online mirror write and the online notifications', () => {
-    const decision = decideStep(started([rule({ condition: 'online' })]), cfg, { kind: 'activityAt', at: iso(T0) });
+    const decision = decide(started([rule({ condition: 'online' })]), cfg, { kind: 'activityAt', at: iso(T0) });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
   });
 

@@ -4,6 +4,8 @@ import type { TwinRule } from '../../../common/twin-contracts';
 import { bootstrapped } from '../../../workflows/twin/lifecycle';
 import { receiveActivity } from '../../../workflows/twin/liveness';
 import { freshState, type TwinState } from '../../../workflows/twin/state';
+import type { Decision, TwinEffect, TwinStep } from '../../../workflows/twin/effects';
+import { statusRulesApplied } from '../../../workflows/twin/status-rules';
 import { decideStep } from '../../../workflows/twin/steps';
 import type { RunConfig } from '../../../workflows/twin/version';
 
@@ -63,5 +65,24 @@ export function started(rules: TwinRule[] = []): TwinState {
 export function online(rules: TwinRule[] = [], at = T0): TwinState {
   const received = receiveActivity(started(rules), { at: iso(at) }, at);
   if (!received.step) throw new Error('expected a step');
-  return decideStep(received.state, cfg, received.step).state;
+  return asRun(decideStep(received.state, cfg, received.step)).state;
 }
+
+/** A decision as the shell runs it: each statusRules effect replaced by what it decides then (the status rules' notifications and holds). */
+export function asRun(d: Decision): Decision {
+  let state = d.state;
+  const effects: TwinEffect[] = [];
+  for (const effect of d.effects) {
+    if (effect.kind !== 'statusRules') {
+      effects.push(effect);
+      continue;
+    }
+    const applied = statusRulesApplied(state, effect.status, effect.at);
+    state = applied.state;
+    effects.push(...applied.effects);
+  }
+  return { state, effects };
+}
+
+/** decideStep, as the shell runs it (asRun). */
+export const decide = (s: TwinState, c: RunConfig, step: TwinStep): Decision => asRun(decideStep(s, c, step));

@@ -7,8 +7,7 @@ import { bootstrapped } from '../../../workflows/twin/lifecycle';
 import { MIRROR_HEAL_INTERVAL_MS, receiveActivity, receiveStatus, statusWritten, watchWanted } from '../../../workflows/twin/liveness';
 import { nextDeadline } from '../../../workflows/twin/schedule';
 import { freshState } from '../../../workflows/twin/state';
-import { decideStep } from '../../../workflows/twin/steps';
-import { boot, cfg, iso, online, rule, seen, started, T0, watchCfg } from './fixtures';
+import { boot, cfg, iso, online, rule, seen, started, T0, watchCfg, asRun, decide } from './fixtures';
 
 describe('online', () => {
   test('activity brings an offline twin online: mirror, then online rules, then kept commands', () => {
@@ -16,7 +15,7 @@ describe('online', () => {
     const received = receiveActivity(started([onlineRule, rule({ condition: 'offline' })]), { at: iso(T0), pin: 'v3' }, T0);
     expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0) });
     expect(received.state.pinActivity).toEqual({ V3: iso(T0) });
-    const decision = decideStep(received.state, cfg, received.step!);
+    const decision = decide(received.state, cfg, received.step!);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), lastSeen: iso(T0) });
     expect(decision.effects).toEqual([
       { kind: 'writeStatus' },
@@ -28,8 +27,8 @@ describe('online', () => {
   test('activity from before the device went offline does not bring it back', () => {
     const s = started(); // offline since T0 - 1 s
     const received = receiveActivity(s, { at: iso(T0 - 2000) }, T0);
-    expect(decideStep(received.state, cfg, received.step!).effects).toEqual([]);
-    expect(decideStep(received.state, cfg, received.step!).state.status).toBe('offline');
+    expect(decide(received.state, cfg, received.step!).effects).toEqual([]);
+    expect(decide(received.state, cfg, received.step!).state.status).toBe('offline');
   });
 
   test('activity on an online twin is counted and needs no I/O, unless the mirror is due to be healed', () => {
@@ -39,7 +38,7 @@ describe('online', () => {
     expect(quiet.state).toMatchObject({ lastSeen: iso(T0 + 1000), stats: { signals: s.stats.signals + 1 } });
     const heal = receiveActivity(s, { at: iso(T0 + MIRROR_HEAL_INTERVAL_MS) }, T0 + MIRROR_HEAL_INTERVAL_MS);
     expect(heal.step).toEqual({ kind: 'healMirror' });
-    expect(decideStep(heal.state, cfg, heal.step!).effects).toEqual([{ kind: 'writeStatus' }]);
+    expect(decide(heal.state, cfg, heal.step!).effects).toEqual([{ kind: 'writeStatus' }]);
     expect(heal.state.mirroredAt).toBe(T0 + MIRROR_HEAL_INTERVAL_MS);
   });
 
@@ -66,7 +65,7 @@ describe('offline by heartbeat timeout', () => {
   test('no data within the timeout: offline, mirror written, offline rules notified (high priority)', () => {
     const s = online([offlineRule]);
     const plan = planCheckBack(s, cfg, T0 + 60_000)!;
-    const decision = checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0) }), T0 + 60_000);
+    const decision = asRun(checkedBack(s, cfg, plan, seen({ lastSeen: iso(T0) }), T0 + 60_000));
     expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 60_000), offlineSince: T0 + 60_000 });
     expect(decision.effects).toEqual([
       { kind: 'writeStatus' },
@@ -87,14 +86,14 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
   test('a signal marked ahead brings the twin online as any activity does; the mirror write confirms', () => {
     const received = receiveActivity(started([onlineRule]), { at: iso(T0), ahead: true }, T0);
     expect(received.step).toEqual({ kind: 'activityAt', at: iso(T0), ahead: true });
-    const decision = decideStep(received.state, cfg, received.step!);
+    const decision = decide(received.state, cfg, received.step!);
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0) });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
   });
 
   test('a twin that stays offline after a signal marked ahead writes its own status back', () => {
     const received = receiveActivity(started(), { at: iso(T0 - 2000), ahead: true }, T0); // before the device went offline
-    const decision = decideStep(received.state, cfg, received.step!);
+    const decision = decide(received.state, cfg, received.step!);
     expect(decision.state.status).toBe('offline');
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
@@ -102,8 +101,8 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
   test("an offline later than the twin's own is recorded and written (runs after the patch), so older queued activity stays out", () => {
     const s = started(); // offline since T0 - 1 s
     const offline = receiveStatus(s, { status: 'offline', at: iso(T0 + 2000), reason: 'last will' }, T0 + 2000);
-    expect(decideStep(offline.state, cfg, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
-    const recorded = decideStep(offline.state, watchCfg, offline.step!);
+    expect(decide(offline.state, cfg, offline.step!).effects).toEqual([]); // runs before the patch: unchanged
+    const recorded = decide(offline.state, watchCfg, offline.step!);
     expect(recorded.state).toMatchObject({
       status: 'offline',
       statusChangedAt: iso(T0 + 2000),
@@ -112,7 +111,7 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
     });
     expect(recorded.effects).toEqual([{ kind: 'writeStatus' }]);
     const late = receiveActivity(recorded.state, { at: iso(T0 + 1000), ahead: true }, T0 + 3000); // queued before the offline
-    expect(decideStep(late.state, watchCfg, late.step!)).toMatchObject({
+    expect(decide(late.state, watchCfg, late.step!)).toMatchObject({
       state: { status: 'offline' },
       effects: [{ kind: 'writeStatus' }],
     });
@@ -128,7 +127,7 @@ describe('reconnect storms: the gateway writes online ahead (docs/architecture.m
       hardwareType: null,
       statusAhead: true,
     };
-    const decision = bootstrapped(freshState(), boot({ mirror, rules: [onlineRule] }), T0 + 100);
+    const decision = asRun(bootstrapped(freshState(), boot({ mirror, rules: [onlineRule] }), T0 + 100));
     expect(decision.state).toMatchObject({ status: 'online', statusChangedAt: iso(T0), offlineSince: null });
     expect(decision.effects.map((e) => e.kind)).toEqual(['writeStatus', 'notify', 'flushCommands']);
     const confirmed = bootstrapped(freshState(), boot({ mirror: { ...mirror, statusAhead: undefined } }), T0 + 100);
@@ -163,10 +162,10 @@ describe('status messages', () => {
   test('online status is activity; offline status moves an online twin offline', () => {
     const up = receiveStatus(started(), { status: 'online', at: iso(T0) }, T0);
     expect(up.step).toEqual({ kind: 'activityAt', at: iso(T0) });
-    const on = decideStep(up.state, cfg, up.step!).state;
+    const on = decide(up.state, cfg, up.step!).state;
     const down = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
     expect(down.step).toEqual({ kind: 'offlineAt', at: iso(T0 + 5), reason: 'status message' });
-    const decision = decideStep(down.state, cfg, down.step!);
+    const decision = decide(down.state, cfg, down.step!);
     expect(decision.state).toMatchObject({ status: 'offline', statusChangedAt: iso(T0 + 5) });
     expect(decision.effects).toEqual([{ kind: 'writeStatus' }]);
   });
@@ -174,10 +173,10 @@ describe('status messages', () => {
   test('an offline status older than the last change, or a repeated one, changes nothing', () => {
     const on = online();
     const stale = receiveStatus(on, { status: 'offline', at: iso(T0 - 10) }, T0);
-    expect(decideStep(stale.state, cfg, stale.step!)).toEqual({ state: stale.state, effects: [] });
+    expect(decide(stale.state, cfg, stale.step!)).toEqual({ state: stale.state, effects: [] });
     const off = started();
     const again = receiveStatus(off, { status: 'offline', at: iso(T0 + 10) }, T0 + 10);
-    expect(decideStep(again.state, cfg, again.step!).effects).toEqual([]);
+    expect(decide(again.state, cfg, again.step!).effects).toEqual([]);
   });
 
   test('a malformed status is ignored with a warning', () => {
@@ -190,11 +189,11 @@ describe('status messages', () => {
   test('the disconnect reason: status message, last will, or heartbeat timeout; cleared when back online', () => {
     const on = online();
     const will = receiveStatus(on, { status: 'offline', at: iso(T0 + 5), reason: 'last will' }, T0 + 5);
-    expect(decideStep(will.state, cfg, will.step!).state.disconnectReason).toBe('last will');
+    expect(decide(will.state, cfg, will.step!).state.disconnectReason).toBe('last will');
     const said = receiveStatus(on, { status: 'offline', at: iso(T0 + 5) }, T0 + 5);
-    expect(decideStep(said.state, cfg, said.step!).state.disconnectReason).toBe('status message');
+    expect(decide(said.state, cfg, said.step!).state.disconnectReason).toBe('status message');
     const timedOut = checkedBack(on, cfg, planCheckBack(on, cfg, T0 + 60_000)!, seen({ lastSeen: iso(T0) }), T0 + 60_000).state;
     expect(timedOut.disconnectReason).toBe('timeout');
-    expect(decideStep(timedOut, cfg, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
+    expect(decide(timedOut, cfg, { kind: 'activityAt', at: iso(T0 + 61_000) }).state.disconnectReason).toBeNull();
   });
 });

@@ -1,0 +1,34 @@
+import type { FleetRuleChange } from '../common/outbox-intents';
+import type { Redis } from '../common/redis';
+import { keys, streamOf } from '../common/redis-keys';
+import { outboxFields } from './outbox';
+import { devicesCovered, forgetEdgeState, parseRule } from './rule-records';
+
+/** Twins told per rules-changed intent the catch-up writes: one relay attempt tells them together, well within its deadline. */
+export const CATCH_UP_CHUNK = 100;
+
+/**
+ * The fleet catch-up of a template, tag or project rule's change (docs/architecture.md "Fleet
+ * rules"): a threshold rule's edge state is forgotten on every device of the project (Redis only),
+ * and a no_data rule's covered devices get rules-changed intents of CATCH_UP_CHUNK twins each, so
+ * the relays of every node tell them, paced, at once rather than at each twin's next step. The
+ * rule is read as it is now (a later change wrote its own intent). Repeating it repeats reloads,
+ * which change nothing.
+ */
+export async function fleetCatchUp(redis: Redis, outbox: string, projectId: string, change: FleetRuleChange): Promise<number> {
+  if (change.resetEdges) await forgetEdgeState(redis, projectId, change.ruleId);
+  if (!change.armTimers) return 0;
+  const json = await redis.get(keys.rule(change.ruleId));
+  const rule = json === null ? null : parseRule(json);
+  if (rule === null || rule.scope === 'device' || rule.projectId !== projectId || !rule.enabled || rule.condition !== 'no_data') return 0;
+  if ((await redis.sismember(keys.projectScopedRules(projectId), rule.id)) !== 1) return 0;
+  const covered = await devicesCovered(redis, rule);
+  const stream = streamOf(outbox, projectId);
+  const batch = redis.multi();
+  for (let i = 0; i < covered.length; i += CATCH_UP_CHUNK) {
+    const intent = { type: 'rules-changed' as const, payload: { projectId, deviceIds: covered.slice(i, i + CATCH_UP_CHUNK) } };
+    batch.xadd(stream, '*', ...outboxFields(intent));
+  }
+  if (covered.length > 0) await batch.exec();
+  return covered.length;
+}
