@@ -4,9 +4,9 @@
  * that leaves the scope is no longer covered, a template's heartbeat applies to its devices only,
  * and alarms stay one per rule and device.
  */
-import { Client, Connection } from '@temporalio/client';
 import type mqtt from 'mqtt';
-import { createTwinClient, type TwinClient } from '../../gateway/temporal/twin-client';
+import type { TwinClient } from '../../gateway/temporal/twin-client';
+import { connectTwinClient } from '../helpers/twin-client';
 import { connectAsDevice, createProject, registerUser, setPlan, writeValue, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
@@ -14,7 +14,7 @@ import { keys } from '../../common/redis-keys';
 
 const DEFAULT_HEARTBEAT_S = 30;
 let stack: Stack;
-let connection: Connection;
+let closeTwins: () => Promise<void>;
 let twins: TwinClient;
 let owner: TestUser;
 const clients: mqtt.MqttClient[] = [];
@@ -24,19 +24,14 @@ beforeAll(async () => {
     worker: true,
     overrides: { THRESHOLD_NOTIFY_INTERVAL_S: '0', DEVICE_HEARTBEAT_TIMEOUT_S: String(DEFAULT_HEARTBEAT_S) },
   });
-  connection = await Connection.connect({ address: stack.config.TEMPORAL_ADDRESS as string });
-  twins = createTwinClient({
-    client: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
-    taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
-    heartbeatTimeoutS: stack.config.DEVICE_HEARTBEAT_TIMEOUT_S,
-  });
+  ({ twins, close: closeTwins } = await connectTwinClient(stack));
   owner = await registerUser(stack.request);
   await setPlan(stack.request, owner, 'pro');
 }, 60_000);
 
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.endAsync(true)));
-  await connection.close();
+  await closeTwins();
   await stack.stop();
 });
 

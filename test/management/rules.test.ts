@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import type mqtt from 'mqtt';
-import { createTwinClient, type TwinClient } from '../../gateway/temporal/twin-client';
+import type { TwinClient } from '../../gateway/temporal/twin-client';
+import { connectTwinClient } from '../helpers/twin-client';
 import { addMember, connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
 
 let stack: Stack;
-let connection: Connection;
+let closeTwins: () => Promise<void>;
 let twins: TwinClient;
 let owner: TestUser;
 let viewer: TestUser;
@@ -19,12 +19,7 @@ const deviceClients: mqtt.MqttClient[] = [];
 beforeAll(async () => {
   // Every crossing notifies here (not once a minute: test/ingest/twin-correctness.test.ts), so each rule change shows.
   stack = await startStack({ nodes: 2, worker: true, overrides: { THRESHOLD_NOTIFY_INTERVAL_S: '0' } });
-  connection = await Connection.connect({ address: stack.config.TEMPORAL_ADDRESS as string });
-  twins = createTwinClient({
-    client: new Client({ connection, namespace: stack.config.TEMPORAL_NAMESPACE }),
-    taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
-    heartbeatTimeoutS: stack.config.DEVICE_HEARTBEAT_TIMEOUT_S,
-  });
+  ({ twins, close: closeTwins } = await connectTwinClient(stack));
   owner = await registerUser(stack.request);
   viewer = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;
@@ -34,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(deviceClients.map((c) => c.endAsync()));
-  await connection.close();
+  await closeTwins();
   await stack.stop();
 });
 
