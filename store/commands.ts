@@ -5,7 +5,7 @@ import { keys } from '../common/redis-keys';
 import { isCommandIdOf } from '../common/shard-ids';
 import { luaScript } from './lua/load';
 
-const RUN = luaScript('command-3');
+const RUN = luaScript('command-4');
 
 /** How long a command's record is kept, and how many of a device's are listed. */
 export const COMMAND_KEEP_S = 7 * 86_400;
@@ -41,7 +41,12 @@ export function commandView(stored: StoredCommand, now = Date.now()): Command {
 
 /** Commands with a receipt (docs/commands.md): one record per app write toward a device, made by its ingest step (store/store-point.ts). */
 export function createCommandStore(redis: Redis) {
-  const keysOf = (deviceId: string, commandId: string) => [keys.device(deviceId), keys.command(commandId), keys.deviceState(deviceId)];
+  const keysOf = (deviceId: string, commandId: string) => [
+    keys.device(deviceId),
+    keys.command(commandId),
+    keys.deviceState(deviceId),
+    keys.devicePins(deviceId),
+  ];
   const run = async (deviceId: string, commandId: string, state: Exclude<CommandState, 'queued'>, at: string) => {
     const reply = await RUN(redis, keysOf(deviceId, commandId), [state, at, FROM[state].join(','), deviceId, ...deviceEventRoute]);
     if (!reply) return null;
@@ -55,7 +60,7 @@ export function createCommandStore(redis: Redis) {
      * ingest (sent, superseded, acknowledged by echo), the MQTT bridge (acknowledged on the ack
      * topic) and the twin's flush (sent, expired, superseded): moves it to `state` at `at` if its
      * current state allows it (see FROM), and publishes its `command` event in the same step
-     * (command-3.lua, docs/realtime.md). Null when the command (or its device) does not exist; an
+     * (command-4.lua, docs/realtime.md). Null when the command (or its device) does not exist; an
      * id that cannot be one of the device's (a device's `/ack` payload is any text) costs no Redis
      * call, so it never names a key in another cluster slot.
      */

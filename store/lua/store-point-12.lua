@@ -120,7 +120,7 @@ if ARGV[6] == '1' then
     redis.call('HDEL', KEYS[8], pin)
   end
 end
--- Commands: a device value equal to the command awaited on its pin acknowledges it (command-3.lua).
+-- Commands: a device value equal to the command awaited on its pin acknowledges it (command-4.lua).
 local acknowledged = ''
 if ARGV[7] == '1' then
   local waiting = redis.call('HGET', KEYS[4], 'ack:' .. pin)
@@ -145,7 +145,7 @@ local route = {ARGV[14], ARGV[15], ARGV[16]}
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 publishDeviceEvent(route, projectId, ARGV[9], 'pin:update', {deviceId = ARGV[9], pin = pin, value = value, updatedAt = iso, seq = seq})
 -- Commands: the write's record, queued, in the same step as its value (its `command` event follows
--- the value's pin:update); it moves on through command-3.lua.
+-- the value's pin:update); it moves on through command-4.lua.
 local record = ''
 if command then
   command.projectId = projectId
