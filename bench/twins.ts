@@ -43,7 +43,9 @@ import { createAccount, createDevices, type BenchAccount } from './support/api';
 import { startBackends, type Backends } from './support/backends';
 import { runBench, type Cleanup } from './support/cleanup';
 import { envInt } from './support/env';
+import { pool, waitUntil } from './support/lanes';
 import { machineLine } from './support/machine';
+import { mirrorFields as fields } from './support/mirror';
 import { closeFleet, connectFleet } from './support/mqtt-fleet';
 import { rssBytes } from './support/rss';
 import { gatewayNode, startService, startWorker } from './support/service-process';
@@ -55,38 +57,6 @@ const TOPIC_ROOT = 'bench';
 const TASK_QUEUE = 'device-twins';
 /** Twins of the storm and the fleet: a heartbeat longer than the bench, so they cost nothing once online. */
 const QUIET_HEARTBEAT_S = 36_000;
-
-/** Runs `task` over `items`, `lanes` at a time. */
-async function pool<T>(items: readonly T[], lanes: number, task: (item: T, index: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(lanes, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        await task(items[index] as T, index);
-      }
-    }),
-  );
-}
-
-async function fields(redis: Redis, ids: readonly string[], field: string): Promise<(string | null)[]> {
-  const out: (string | null)[] = [];
-  for (let i = 0; i < ids.length; i += 5000) {
-    const pipeline = redis.pipeline();
-    for (const id of ids.slice(i, i + 5000)) pipeline.hget(keys.deviceState(id), field);
-    out.push(...((await pipeline.exec()) ?? []).map(([, v]) => (v as string | null) ?? null));
-  }
-  return out;
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, capMs: number, everyMs = 100): Promise<number> {
-  const t0 = Date.now();
-  while (!(await check())) {
-    if (Date.now() - t0 > capMs) throw new Error(`${what}: not reached within ${capMs / 1000} s`);
-    await delay(everyMs);
-  }
-  return Date.now() - t0;
-}
 
 /** Device hashes in Redis (as the API writes them); `offlineSince`: with a mirror that shows them offline since then. */
 async function createDeviceHashes(redis: Redis, projectId: string, count: number, offlineSince?: string): Promise<string[]> {

@@ -40,8 +40,22 @@ export async function createAccount(baseUrl: string): Promise<BenchAccount> {
   return { token: accessToken, projectId: project.id, call };
 }
 
-/** Creates `count` devices in the account's project, `concurrency` requests at a time; ids in creation order. */
-export async function createDevices(account: BenchAccount, count: number, concurrency = 16): Promise<string[]> {
+/** A new project of the account's user: the same account, working in it. */
+export async function createProjectOf(account: BenchAccount, name: string): Promise<BenchAccount> {
+  const project = await account.call<{ id: string }>('POST', '/api/v1/projects', { name, description: 'benchmark run' });
+  return { ...account, projectId: project.id };
+}
+
+/**
+ * Creates `count` devices in the account's project, `concurrency` requests at a time, each with
+ * `fields` too (e.g. `templateId`); ids in creation order.
+ */
+export async function createDevices(
+  account: BenchAccount,
+  count: number,
+  concurrency = 16,
+  fields: Record<string, unknown> = {},
+): Promise<string[]> {
   const ids: string[] = new Array<string>(count);
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -50,6 +64,7 @@ export async function createDevices(account: BenchAccount, count: number, concur
       const device = await account.call<{ id: string }>('POST', '/api/v1/devices', {
         name: `bench-device-${index}`,
         projectId: account.projectId,
+        ...fields,
       });
       ids[index] = device.id;
     }

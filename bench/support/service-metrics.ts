@@ -48,3 +48,22 @@ export function gcPausesLine(before: GcPauses, after: GcPauses): string {
   });
   return parts.length > 0 ? parts.join(', ') : 'none';
 }
+
+/** Signals and Updates the node has sent to twins so far, keyed `kind name outcome` (e.g. `update rulesChanged sent`), from `dds_twin_calls_total`. */
+export async function twinCalls(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  const calls = new Map<string, number>();
+  for (const [, kind, name, outcome, value] of text.matchAll(
+    /^dds_twin_calls_total\{kind="(\w+)",name="(\w+)",outcome="(\w+)"\} (\S+)$/gm,
+  )) {
+    calls.set(`${kind} ${name} ${outcome}`, Number(value));
+  }
+  return calls;
+}
+
+/** What `after` adds to `before`, for the keys that grew. */
+export function callsAdded(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const added = new Map<string, number>();
+  for (const [key, value] of after) if (value > (before.get(key) ?? 0)) added.set(key, value - (before.get(key) ?? 0));
+  return added;
+}
