@@ -22,6 +22,8 @@ const TAKE = luaScript('take-record-2');
 
 /** Fields that decide when a rule fires: a change to any of them starts its edge state afresh. */
 const TRIGGER_FIELDS = ['scope', 'deviceId', 'templateId', 'tag', 'pin', 'condition', 'threshold', 'enabled'] as const;
+/** What a no_data timer runs by: a change to any of them re-arms it in every twin the rule covers now. */
+const TIMER_FIELDS = [...TRIGGER_FIELDS, 'duration'] as const;
 
 const scoped = (rule: NotificationRule): boolean => rule.scope !== 'device';
 
@@ -33,13 +35,19 @@ function indexOf(rule: NotificationRule): string {
 /**
  * The rules-changed intent of a change from `before` to `after` (either null for a create or a
  * delete): the twins of device rules' devices are told now; a scoped side asks the fleet catch-up
- * (gateway/outbox/fleet-catch-up.ts) to arm no_data timers and to forget threshold edge state.
+ * (store/fleet-catch-up.ts) to arm no_data timers and to forget threshold edge state.
  */
 function rulesChanged(before: NotificationRule | null, after: NotificationRule | null): OutboxIntent {
   const rule = (after ?? before) as NotificationRule;
   const deviceIds = [...new Set([before, after].flatMap((r) => (r && !scoped(r) && r.deviceId ? [r.deviceId] : [])))];
   const fleet = [before, after].some((r) => r !== null && scoped(r));
-  const armTimers = after !== null && scoped(after) && after.enabled && after.condition === 'no_data';
+  // A change of message or channels only reaches the twins at their next step (rule-set.ts): no Update each.
+  const armTimers =
+    after !== null &&
+    scoped(after) &&
+    after.enabled &&
+    after.condition === 'no_data' &&
+    (before === null || TIMER_FIELDS.some((f) => before[f] !== after[f]));
   const resetEdges =
     before !== null &&
     scoped(before) &&
