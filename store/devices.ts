@@ -14,6 +14,7 @@ import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
 import { zaddWithin } from './quota-ledger';
 import { publishRulesChanged } from './rules-changed';
+import { type DeviceFilter, filtersRecord, filtersState, matchesRecord, matchesState } from './device-filter';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
@@ -127,20 +128,7 @@ export function newDevice(
 }
 
 /** A page of devices: by page number (management) or by offset (external REST). */
-export type DeviceListQuery = { status?: DeviceStatus; q?: string; tag?: string; templateId?: string; limit: number } & (
-  | { page: number }
-  | { offset: number }
-);
-
-type RecordFilter = Pick<DeviceListQuery, 'q' | 'tag' | 'templateId'>;
-
-/** Whether a device's name, tags and template match the list's `q` (name contains, any case), `tag` and `templateId` filters. */
-function matchesRecord([name, tagsJson, templateId]: (string | null)[], query: RecordFilter): boolean {
-  if (query.q !== undefined && !(name ?? '').toLowerCase().includes(query.q.toLowerCase())) return false;
-  if (query.tag !== undefined && !(tagsJson ? (JSON.parse(tagsJson) as string[]) : []).includes(query.tag)) return false;
-  if (query.templateId !== undefined && templateId !== query.templateId) return false;
-  return true;
-}
+export type DeviceListQuery = DeviceFilter & { limit: number } & ({ page: number } | { offset: number });
 
 /** `outbox`: the outbox family (keys.outbox) a device's twin-start and device-retire intents are written to. */
 export function createDeviceStore(redis: Redis, credentialKey: string, outbox: string) {
@@ -223,7 +211,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       return d ? { ...d, state: toDeviceState(state) } : null;
     },
 
-    /** Devices of the given projects, oldest first, filtered by name, tag and mirrored status, and paged. */
+    /** Devices of the given projects, oldest first, filtered (DeviceFilter, store/device-filter.ts) and paged. */
     async list(projectIds: string[], query: DeviceListQuery): Promise<{ devices: DeviceWithState[]; total: number }> {
       const idLists = await Promise.all(projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')));
       const ordered = idLists
@@ -236,13 +224,13 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         .map((p) => p.id);
 
       let ids = ordered;
-      if (query.q !== undefined || query.tag !== undefined || query.templateId !== undefined) {
+      if (filtersRecord(query)) {
         const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags', 'templateId')));
         ids = ids.filter((_, i) => matchesRecord(records[i] ?? [], query));
       }
-      if (query.status) {
-        const statuses = await Promise.all(ids.map((id) => redis.hget(keys.deviceState(id), 'status')));
-        ids = ids.filter((_, i) => (statuses[i] ?? 'offline') === query.status);
+      if (filtersState(query)) {
+        const states = await Promise.all(ids.map((id) => redis.hmget(keys.deviceState(id), 'status', 'firmwareVersion', 'lastSeen')));
+        ids = ids.filter((_, i) => matchesState(states[i] ?? [], query));
       }
       const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
       const pageIds = ids.slice(start, start + query.limit);

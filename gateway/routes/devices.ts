@@ -9,6 +9,7 @@ import { deviceAccess, projectAccess } from '../access/project-access';
 import { createDevice } from '../devices/create-device';
 import { updateDevice } from '../devices/update-device';
 import { heartbeatTimeoutS } from '../schemas/heartbeat';
+import { parseSemVer } from '../../common/semver';
 import type { RouteDeps } from './route-deps';
 
 const name = z.string().trim().min(1).max(100);
@@ -24,6 +25,17 @@ export const listQuery = z.strictObject({
   tag: z.string().min(1).max(50).optional(),
   /** Made from or given this template (DESIGN §13). */
   templateId: z.uuid().optional(),
+  /** Firmware semantically equal to this version (DESIGN §13). */
+  firmwareVersion: z.string().trim().min(1).max(64).optional(),
+  /** Firmware a semantic version below this one (DESIGN §13). */
+  firmwareVersionLt: z
+    .string()
+    .trim()
+    .refine((v) => parseSemVer(v) !== null, 'must be a semantic version such as 1.4.2')
+    .optional(),
+  /** Last heard from before / after this time (ISO 8601 with offset; DESIGN §13). */
+  lastSeenBefore: z.iso.datetime({ offset: true }).transform(Date.parse).optional(),
+  lastSeenAfter: z.iso.datetime({ offset: true }).transform(Date.parse).optional(),
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
