@@ -112,6 +112,9 @@ export interface Template {
   createdAt: string;
 }
 
+/** A template as the API answers it: with the number of devices that have it. */
+export type TemplateView = Template & { deviceCount: number };
+
 export interface NotificationRecord {
   id: string;
   projectId: string;

@@ -1,4 +1,4 @@
-import type { Template } from '../common/contracts';
+import type { Template, TemplateView } from '../common/contracts';
 import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
@@ -10,7 +10,6 @@ const CLAIM = luaScript('claim-template-2');
 const DELETE = luaScript('delete-template-2');
 
 /** A template as read: the stored record and how many devices have it. */
-export type TemplateView = Template & { deviceCount: number };
 
 /** What a delete found: deleted, in use by `devices` devices, or already gone. */
 export type TemplateDelete = { kind: 'deleted' } | { kind: 'in-use'; devices: number } | { kind: 'gone' };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Template } from '../../common/contracts';
 import { AppError } from '../../common/errors';
 import type { Role } from '../../common/roles';
-import type { TemplateView } from '../../store/templates';
+import type { TemplateView } from '../../common/contracts';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';

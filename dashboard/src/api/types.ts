@@ -1,6 +1,5 @@
 /** Records the management API answers with (docs/api.md, docs/management-api.md). */
-import type { DeviceStatus, NotificationRule } from '../../../common/contracts';
-import type { DATA_TYPES } from '../../../common/widget-config';
+import type { DeviceStatus, NotificationRule, TemplatePin } from '../../../common/contracts';
 import type { QuotaResource } from '../../../common/quotas';
 
 export type {
@@ -139,29 +138,7 @@ export type DeviceWidget = Widget & { deviceId: string };
 
 export const isDeviceWidget = (w: Widget): w is DeviceWidget => typeof w.deviceId === 'string' && w.deviceId !== '';
 
-export type DataType = (typeof DATA_TYPES)[number];
-
-/** One pin a template declares (DESIGN §12): `pin` is its name, V0, D3, A15. */
-export interface TemplatePin {
-  pin: string;
-  name: string;
-  dataType: DataType;
-  unit: string | null;
-  min: number | null;
-  max: number | null;
-}
-
-/** A device template: what a kind of device sends, its heartbeat timeout, and the dashboard its devices share. */
-export interface Template {
-  id: string;
-  projectId: string;
-  name: string;
-  description: string;
-  heartbeatTimeoutS: number | null;
-  pins: TemplatePin[];
-  deviceCount: number;
-  createdAt: string;
-}
+export type { DataType, TemplatePin, TemplateView as Template } from '../../../common/contracts';
 
 /** What a template create or PATCH sends (PATCH: any of them). */
 export interface TemplateBody {
