@@ -8,8 +8,8 @@
  *            `offline` rule and one template `no_data` rule (BENCH_NO_DATA_S, 3600 s) made through
  *            the API. Each answer's time; the Temporal calls the gateway made (its metrics) until
  *            the outbox is empty, and the history events and actions added to BENCH_HISTORY_SAMPLE
- *            (50) twins; until every twin's `state` query shows both rules (BENCH_LANES, 16, at a
- *            time); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
+ *            (50) twins; until every twin's `state` query shows both rules (BENCH_POLL_LANES,
+ *            BENCH_LANES, 16, at a time); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
  *            the answers: until each one's offline notification. Baseline: a second project of as
  *            many devices of its own template gets one `offline` and one `no_data` device rule per
  *            device, BENCH_LANES requests at a time, measured the same way.
@@ -106,6 +106,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     baseline.onlineBefore = spread(baseline.ids, sampleSize);
     await bringOnline(run, clients, [...fleet.onlineBefore, ...baseline.onlineBefore]);
     await ruleChange(run, fleet, baseline, clients, {
+      pollLanes: envInt('BENCH_POLL_LANES', run.lanes),
       historySample: envInt('BENCH_HISTORY_SAMPLE', 50),
       noDataS: envInt('BENCH_NO_DATA_S', 3600),
     });

@@ -6,8 +6,8 @@ const RECHECK_MS = 250;
 export interface AppliedWatch {
   /** Ids to check from now on (checked in the order added, each until it is seen applied). */
   add(ids: readonly string[]): void;
-  /** No more ids will come: resolves once every id added is seen applied, or at the cap, with when each was first seen so (epoch ms). */
-  done(): Promise<Map<string, number>>;
+  /** No more ids will come: resolves once every id added is seen applied, or at the cap, with when each was first seen so (epoch ms) and the checks made. */
+  done(): Promise<{ seen: Map<string, number>; checks: number }>;
 }
 
 /**
@@ -20,6 +20,7 @@ export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: n
   const seen = new Map<string, number>();
   const deadline = Date.now() + capMs;
   let closed = false;
+  let checks = 0;
   const lane = async (): Promise<void> => {
     while (Date.now() < deadline) {
       const next = queue.shift();
@@ -30,6 +31,7 @@ export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: n
       }
       const wait = next.checkedAt + RECHECK_MS - Date.now();
       if (wait > 0) await delay(wait);
+      checks += 1;
       const ok = await applied(next.id).catch(() => false);
       if (ok) seen.set(next.id, Date.now());
       else queue.push({ id: next.id, checkedAt: Date.now() });
@@ -41,7 +43,7 @@ export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: n
     async done() {
       closed = true;
       await lanesDone;
-      return seen;
+      return { seen, checks };
     },
   };
 }

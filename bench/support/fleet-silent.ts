@@ -6,10 +6,13 @@
  * heartbeat change; a fifth of those that were (the change phase's sample, whose twins' liveness
  * watches wait at the old heartbeat) stop too, and are shown on their own line.
  */
-import type { MqttClient } from 'mqtt';
+import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { MqttClient } from 'mqtt';
+import { cpuMeter } from './cpu';
 import { createRule, type Fleet, type FleetRun } from './fleet-setup';
 import { spread, waitUntil } from './lanes';
+import { machineCpuMeter } from './machine-cpu';
 import { mirrorFields } from './mirror';
 import { closeFleet, connectFleet } from './mqtt-fleet';
 import { listNotifications } from './notifications';
@@ -101,6 +104,15 @@ export async function silentDevices(run: FleetRun, fleet: Fleet, options: Silent
   await delay(options.heartbeatS * 1000);
   const silencedAt = Date.now();
   values.stop([...silent, ...stale]);
+  const cpu = cpuMeter({
+    temporal: run.backends.pids.temporal,
+    worker: run.pids.worker,
+    gateway: run.pids.gateway,
+    redis: run.backends.pids.redis,
+    mosquitto: run.backends.pids.mosquitto,
+    bench: process.pid,
+  });
+  const machine = machineCpuMeter();
 
   // The window: until every silent device is notified, and at least three timeouts.
   const firstOf = new Map<string, number>();
@@ -116,6 +128,7 @@ export async function silentDevices(run: FleetRun, fleet: Fleet, options: Silent
     if ([...silent].every((id) => firstOf.has(id)) && Date.now() >= minimumEnd) break;
   }
   const windowEnd = Date.now();
+  const cpuLine = `${cpu.since()}; the machine ${machine.since().toFixed(0)} % of ${availableParallelism() * 100} %`;
   const othersStatus = await mirrorFields(run.redis, others, 'status');
   values.end();
   await closeFleet(clients);
@@ -145,6 +158,7 @@ export async function silentDevices(run: FleetRun, fleet: Fleet, options: Silent
         `${values.counts.sent} (${values.counts.acked} acknowledged, ${values.counts.failed} failed) in ${s(windowEnd - phaseStart)}`,
       ],
       ['window', `${s(windowEnd - silencedAt)} from the silence (at least 3 timeouts)`],
+      ['CPU in the window, % of a core', cpuLine],
       [
         'offline notifications, silent devices',
         `${silentNotified.length} of ${silent.size} notified; ${duplicated} devices notified more than once`,

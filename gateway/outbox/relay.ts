@@ -55,15 +55,27 @@ interface ReadEntry {
 const readEntry = ([id, fields]: StreamEntry): ReadEntry => ({ id, intent: parseIntent(fields) });
 
 /**
+ * Which lane an entry goes in: one device's intents share a lane, and so do the `rules-changed`
+ * intents that tell many twins (a fleet catch-up's chunks), so a node tells one chunk at a time:
+ * fifty chunks side by side would be thousands of Updates at once, timing out and retried.
+ */
+function laneOf(entry: ReadEntry): string {
+  const intent = entry.intent;
+  if (intent?.type === 'rules-changed' && intent.payload.deviceIds.length > 1) return 'fleet';
+  const payload = intent?.payload;
+  return payload && 'deviceId' in payload && payload.deviceId ? `device:${payload.deviceId}` : `entry:${entry.id}`;
+}
+
+/**
  * The entries of one read, in lanes: one device's intents in the order they were written, one
  * after another (a twin drops an alarm edge older than the last it applied, so two edges handed
- * over side by side could lose one: docs/alarms.md); everything else side by side.
+ * over side by side could lose one: docs/alarms.md), a fleet catch-up's chunks one after
+ * another; everything else side by side.
  */
 function lanesOf(entries: ReadEntry[]): ReadEntry[][] {
   const lanes = new Map<string, ReadEntry[]>();
   for (const entry of entries) {
-    const payload = entry.intent?.payload;
-    const key = payload && 'deviceId' in payload && payload.deviceId ? `device:${payload.deviceId}` : `entry:${entry.id}`;
+    const key = laneOf(entry);
     const lane = lanes.get(key);
     if (lane) lane.push(entry);
     else lanes.set(key, [entry]);

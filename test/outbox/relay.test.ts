@@ -4,7 +4,7 @@ import { thresholdNotification } from '../helpers/fixtures';
 import { createLogger } from '../../common/logger';
 import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
-import { carryOutIntents } from '../../gateway/outbox/carry-out';
+import { carryOutIntents, type IntentHandlers } from '../../gateway/outbox/carry-out';
 import { OUTBOX_GROUP } from '../../common/outbox-intents';
 import { startOutboxRelay, type OutboxRelay } from '../../gateway/outbox/relay';
 import { testConfig } from '../harness/config';
@@ -34,14 +34,19 @@ const none = () => Promise.reject(new Error('these tests carry out notifications
 const noTwins = { start: none, rulesChanged: none, end: none, alarmEdge: none, activity: none, status: none, info: none };
 const noBroker = { remove: none };
 
-async function relay(stream: string, consumer: string, notification: (r: NotificationRecord) => Promise<void>): Promise<OutboxRelay> {
+async function relay(
+  stream: string,
+  consumer: string,
+  notification: (r: NotificationRecord) => Promise<void>,
+  twins: IntentHandlers['twins'] = noTwins,
+): Promise<OutboxRelay> {
   const started = await startOutboxRelay({
     redis: connect(`test-outbox-${consumer}`),
     stream,
     consumer,
     handle: carryOutIntents({
       notification,
-      twins: noTwins,
+      twins,
       broker: noBroker,
       history: { forgetDevices: none },
       tokens: { rollForward: none },
@@ -170,4 +175,28 @@ test('entries that keep failing at the head of the outbox hide no entry behind t
   });
   await eventually(() => expect(done).toEqual([behind.id]), 15_000);
   expect(await redis.xlen(stream)).toBe(failing.size);
+});
+
+test("a fleet catch-up's chunks read together are carried out one after another, each chunk's twins told side by side", async () => {
+  const redis = connect('test-outbox-inspect');
+  const stream = keys.outbox(`test-${randomUUID()}`);
+  const chunks = [0, 1, 2].map((c) => [`c${c}-a`, `c${c}-b`]);
+  for (const deviceIds of chunks) {
+    await redis.xadd(stream, '*', 'type', 'rules-changed', 'payload', JSON.stringify({ projectId: 'p', deviceIds }));
+  }
+  const told: string[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const rulesChanged = async (deviceId: string) => {
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    await new Promise((resolve) => setImmediate(resolve));
+    inFlight -= 1;
+    told.push(deviceId);
+    return { rules: [] };
+  };
+  await relay(stream, 'node-a', none, { ...noTwins, rulesChanged });
+  await eventually(async () => expect(await redis.xlen(stream)).toBe(0));
+  expect(told.sort()).toEqual(chunks.flat().sort());
+  expect(mostInFlight).toBe(2);
 });
