@@ -137,9 +137,13 @@ export function createSocketServer(deps: SocketServerDeps) {
       const count = (field: string) => Number(new RegExp(` ${field}=(\\d+)`).exec(line ?? '')?.[1] ?? 0);
       if (!line || count('psub') < 1 || count('sub') < 1) throw new Error('Socket.IO adapter not subscribed yet');
     },
-    /** Drops this node's sockets; the HTTP server itself is closed by the gateway. */
+    /**
+     * Drops this node's sockets by closing their transports, the HTTP server itself is closed by
+     * the gateway. Not with a Socket.IO disconnect: a client does not retry a disconnect the server
+     * chose (`io server disconnect`, which docs/realtime.md reserves for an ended session), whereas
+     * after a closed transport it reconnects by itself, through the balancer to a node still up.
+     */
     close(): void {
-      io.local.disconnectSockets(true);
       io.engine.close();
     },
   };
