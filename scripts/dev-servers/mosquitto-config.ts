@@ -46,6 +46,13 @@ export const MAX_QUEUED_MESSAGES = 100_000;
 /** Packets larger than this are refused by the broker (DESIGN §11, MQTT_MAX_PACKET_BYTES; deploy/mosquitto/mosquitto.conf). */
 export const MAX_PACKET_BYTES = 65_536;
 
+/** A TLS listener: its port and the server certificate and key it presents (PEM files). */
+export interface MosquittoTls {
+  port: number;
+  certFile: string;
+  keyFile: string;
+}
+
 /**
  * A broker on 127.0.0.1:port that only admits clients of the dynamic security plugin, with
  * Nagle's algorithm off (`set_tcp_nodelay`, as in deploy/mosquitto/mosquitto.conf: docs/operations.md, "Broker")
@@ -54,7 +61,8 @@ export const MAX_PACKET_BYTES = 65_536;
  * `maxQueuedMessages` (default MAX_QUEUED_MESSAGES) is per client; null leaves Mosquitto's own
  * default, as the ingest bench does to show what that default drops. `persistenceDir` keeps the
  * broker's sessions and queues there across a restart (as deploy/mosquitto/mosquitto.conf does);
- * without it they live in memory.
+ * without it they live in memory. `tls` adds a second listener on 127.0.0.1 that speaks MQTT over
+ * TLS (1.2 at least) with that certificate; the same accounts log in on both (docs/tls.md).
  */
 export function mosquittoConf(options: {
   port: number;
@@ -62,6 +70,7 @@ export function mosquittoConf(options: {
   dynsecFile: string;
   maxQueuedMessages?: number | null;
   persistenceDir?: string;
+  tls?: MosquittoTls;
 }): string {
   const maxQueued = options.maxQueuedMessages === undefined ? MAX_QUEUED_MESSAGES : options.maxQueuedMessages;
   return [
@@ -80,6 +89,14 @@ export function mosquittoConf(options: {
     ...(maxQueued === null ? [] : [`max_queued_messages ${maxQueued}`]),
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,
+    ...(options.tls
+      ? [
+          `listener ${options.tls.port} 127.0.0.1`,
+          `certfile ${options.tls.certFile}`,
+          `keyfile ${options.tls.keyFile}`,
+          'tls_version tlsv1.2',
+        ]
+      : []),
     '',
   ].join('\n');
 }

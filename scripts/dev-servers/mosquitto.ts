@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { sendDynsecCommands, serviceAccountCommands } from './dynsec';
-import { onFreePort } from './free-port';
+import { freePort, onFreePort } from './free-port';
 import { keptPasswords, newPasswords } from './mosquitto-accounts';
 import { findDynsecPlugin, findMosquitto, mosquittoConf } from './mosquitto-config';
 import { bootServer, poll, spawnServer, type ServerOwner } from './server-process';
 
 export interface MosquittoServer {
   url: string;
+  /** With `tls`: `mqtts://localhost:{port}`, the TLS listener devices use. */
+  tlsUrl?: string;
   serviceUsername: string;
   servicePassword: string;
   dynsecUsername: string;
@@ -44,6 +46,8 @@ export interface MosquittoOptions {
   owner?: ServerOwner;
   /** Keep sessions and their queues on disk across a restart (mosquittoConf). */
   persistent?: boolean;
+  /** A second listener, MQTT over TLS on a free port, presenting this certificate (mosquittoConf). */
+  tls?: { certFile: string; keyFile: string };
 }
 
 async function initDynsec(dynsecFile: string, password: string): Promise<void> {
@@ -71,7 +75,7 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
   const confFile = join(workDir, 'mosquitto.conf');
   const passwords = options.dataDir ? await keptPasswords(join(workDir, 'passwords.json'), dynsecFile) : newPasswords();
   if (!existsSync(dynsecFile)) await initDynsec(dynsecFile, passwords.dynsec);
-  const run = async (port: number): Promise<MosquittoServer> => {
+  const run = async (port: number, tlsPort?: number): Promise<MosquittoServer> => {
     await writeFile(
       confFile,
       mosquittoConf({
@@ -80,6 +84,7 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
         dynsecFile,
         maxQueuedMessages: options.maxQueuedMessages,
         ...(options.persistent ? { persistenceDir: workDir } : {}),
+        ...(options.tls && tlsPort ? { tls: { port: tlsPort, ...options.tls } } : {}),
       }),
       { mode: 0o600 },
     );
@@ -99,14 +104,15 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
     });
     return {
       url,
+      ...(tlsPort ? { tlsUrl: `mqtts://localhost:${tlsPort}` } : {}),
       serviceUsername: SERVICE_USERNAME,
       servicePassword: passwords.service,
       dynsecUsername: DYNSEC_USERNAME,
       dynsecPassword: passwords.dynsec,
       pid: server.pid,
       stop: () => server.stop(),
-      restart: () => run(port),
+      restart: () => run(port, tlsPort),
     };
   };
-  return onFreePort(run);
+  return onFreePort(async (port) => run(port, options.tls ? await freePort() : undefined));
 }

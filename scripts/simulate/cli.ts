@@ -9,7 +9,10 @@ const USAGE = `Usage: npm run simulate -- --devices 20 --rate 2 [--email you@exa
                     (its token is regenerated: the real device needs the new one), a missing one created
   --rate R          values per second per device (default 1)
   --url URL         the service (env DDS_URL; default: the running npm start, else http://localhost:3000)
-  --mqtt-url URL    the broker devices connect to (env DDS_MQTT_URL; default: npm start's broker, else mqtt://localhost:1883)
+  --mqtt-url URL    the broker devices connect to (env DDS_MQTT_URL; default: npm start's broker, else mqtt://localhost:1883);
+                    mqtts://host:8883 speaks TLS and refuses a broker whose certificate does not verify
+  --ca FILE         the CA certificate (PEM) an mqtts:// broker must verify against (env DDS_MQTT_CA; default:
+                    npm start's local CA with its broker, else the system's CAs)
   --topic-root T    MQTT topic root (env MQTT_TOPIC_ROOT; default: npm start's, else dds)
   --email/--password  the account (env DDS_EMAIL / DDS_PASSWORD); registered when unknown
   --project P       the project: its id, or a name to reuse or create (default Simulator)

@@ -18,12 +18,14 @@ export interface RunningDevice {
  * One simulated device on its own MQTT credentials (deviceId + dt_ token): a Last Will says
  * `offline`, it announces `online` on connect, publishes a reading every 1/rate s, and answers a
  * command on `<root>/<id>/pin/<pin>/set` by reporting the new value back on the pin. With `pins`
- * (a template's) it reports on those pins, else on V0, V1 and D0.
+ * (a template's) it reports on those pins, else on V0, V1 and D0. Over mqtts:// (or wss://) the
+ * broker's certificate must verify against `ca` (else the system's CAs) and name the URL's host;
+ * a broker that does not is refused.
  */
 export async function startDevice(
   device: SimulatedDevice,
   seed: number,
-  options: { mqttUrl: string; topicRoot: string; rate: number; pins?: readonly SignalPin[] },
+  options: { mqttUrl: string; topicRoot: string; rate: number; pins?: readonly SignalPin[]; ca?: Buffer },
   counters: DeviceCounters,
 ): Promise<RunningDevice> {
   const base = `${options.topicRoot}/${device.id}`;
@@ -34,6 +36,8 @@ export async function startDevice(
     protocolVersion: 5,
     connectTimeout: 5000,
     reconnectPeriod: 2000,
+    ...(options.ca ? { ca: options.ca } : {}),
+    rejectUnauthorized: true,
     will: {
       topic: `${base}/status`,
       payload: Buffer.from('offline'),

@@ -2,27 +2,38 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
 /** The simulator's settings; flags win over the environment (DDS_EMAIL, DDS_PASSWORD, ...). */
-export const simulateOptions = z.object({
-  devices: z.coerce.number().int().min(1).max(1000).default(5),
-  /** Values each device publishes per second (across its pins). */
-  rate: z.coerce.number().positive().max(100).default(1),
-  url: z.url().default('http://localhost:3000'),
-  mqttUrl: z.url().default('mqtt://localhost:1883'),
-  topicRoot: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('dds'),
-  email: z.email({ error: 'an account email is required: --email or DDS_EMAIL' }),
-  password: z.string({ error: 'a password is required: --password or DDS_PASSWORD' }).min(8, 'at least 8 characters'),
-  /** A project of the account, by id or by name; a name that is not there yet is created. */
-  project: z.string().trim().min(1).max(100).default('Simulator'),
-  /** Devices of the project to run, by name (existing ones are joined, missing ones created); else sim-001 … sim-NNN. */
-  deviceNames: z.array(z.string().trim().min(1).max(100)).max(1000).default([]),
-  /** A template of the project, by id or name: devices made get it, and every device reports on its pins. */
-  template: z.string().trim().min(1).max(100).optional(),
-  /** Stop by itself after this many seconds (default: run until Ctrl-C). */
-  duration: z.coerce.number().positive().optional(),
-});
+export const simulateOptions = z
+  .object({
+    devices: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Values each device publishes per second (across its pins). */
+    rate: z.coerce.number().positive().max(100).default(1),
+    url: z.url().default('http://localhost:3000'),
+    mqttUrl: z.url().default('mqtt://localhost:1883'),
+    /**
+     * The CA certificate (PEM file) the broker's certificate must verify against, for an mqtts:// or
+     * wss:// broker; without it the system's trusted CAs. A server that does not verify is refused.
+     */
+    ca: z.string().min(1).optional(),
+    topicRoot: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('dds'),
+    email: z.email({ error: 'an account email is required: --email or DDS_EMAIL' }),
+    password: z.string({ error: 'a password is required: --password or DDS_PASSWORD' }).min(8, 'at least 8 characters'),
+    /** A project of the account, by id or by name; a name that is not there yet is created. */
+    project: z.string().trim().min(1).max(100).default('Simulator'),
+    /** Devices of the project to run, by name (existing ones are joined, missing ones created); else sim-001 … sim-NNN. */
+    deviceNames: z.array(z.string().trim().min(1).max(100)).max(1000).default([]),
+    /** A template of the project, by id or name: devices made get it, and every device reports on its pins. */
+    template: z.string().trim().min(1).max(100).optional(),
+    /** Stop by itself after this many seconds (default: run until Ctrl-C). */
+    duration: z.coerce.number().positive().optional(),
+  })
+  // A CA with a plain broker URL would be ignored, and the token sent in clear text to one thought verified.
+  .refine((o) => !o.ca || /^(mqtts|wss):$/.test(new URL(o.mqttUrl).protocol), {
+    path: ['ca'],
+    message: 'the broker URL is not TLS: give an mqtts:// (or wss://) --mqtt-url with it',
+  });
 
 export type SimulateOptions = z.infer<typeof simulateOptions>;
 
@@ -31,6 +42,7 @@ const flags = {
   rate: { type: 'string' },
   url: { type: 'string' },
   'mqtt-url': { type: 'string' },
+  ca: { type: 'string' },
   'topic-root': { type: 'string' },
   email: { type: 'string' },
   password: { type: 'string' },
@@ -46,6 +58,8 @@ export class OptionsError extends Error {}
 export interface EndpointDefaults {
   url?: string;
   mqttUrl?: string;
+  /** The CA file of npm start's own TLS listener (MQTT_TLS=1). */
+  caFile?: string;
   topicRoot?: string;
 }
 
@@ -63,11 +77,14 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: Endpo
   if (values.devices !== undefined && values['device-name'] !== undefined) {
     throw new OptionsError('--devices and --device-name: give one (the names say how many devices run)');
   }
+  const mqttUrl = values['mqtt-url'] ?? env.DDS_MQTT_URL;
   const parsed = simulateOptions.safeParse({
     devices: values.devices,
     rate: values.rate,
     url: values.url ?? env.DDS_URL ?? local.url,
-    mqttUrl: values['mqtt-url'] ?? env.DDS_MQTT_URL ?? local.mqttUrl,
+    mqttUrl: mqttUrl ?? local.mqttUrl,
+    // npm start's CA goes with npm start's broker only.
+    ca: values.ca ?? env.DDS_MQTT_CA ?? (mqttUrl === undefined ? local.caFile : undefined),
     topicRoot: values['topic-root'] ?? env.MQTT_TOPIC_ROOT ?? local.topicRoot,
     email: values.email ?? env.DDS_EMAIL,
     password: values.password ?? env.DDS_PASSWORD,

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { managementApi, type SimulatedTemplate } from './api';
 import { startDevice, type DeviceCounters, type RunningDevice } from './device';
 import type { SimulateOptions } from './options';
@@ -45,6 +46,11 @@ export function deviceNamesOf(options: Pick<SimulateOptions, 'devices' | 'device
  * devices through the management API, then runs every device on MQTT until stopped.
  */
 export async function simulate(options: SimulateOptions, hooks: SimulationHooks = {}): Promise<SimulationReport> {
+  const ca = options.ca
+    ? await readFile(options.ca).catch((e: Error) => {
+        throw new Error(`--ca ${options.ca}: ${e.message}`);
+      })
+    : undefined;
   const api = managementApi(options.url);
   await api.signIn(options.email, options.password);
   const project = await api.project(options.project);
@@ -70,7 +76,7 @@ export async function simulate(options: SimulateOptions, hooks: SimulationHooks 
   try {
     for (const [i, device] of devices.entries()) {
       if (hooks.signal?.aborted) break;
-      running.push(await startDevice(device, i, { ...options, pins }, counters));
+      running.push(await startDevice(device, i, { ...options, pins, ca }, counters));
     }
     const progress = setInterval(() => {
       const seconds = (Date.now() - started) / 1000;

@@ -68,7 +68,7 @@ export async function mirrorStatus(redis: Redis, deviceId: string, status: 'onli
 export function connectAsDevice(
   mqttUrl: string,
   device: { id: string; token: string },
-  options: Pick<mqtt.IClientOptions, 'reconnectPeriod' | 'connectTimeout' | 'will'> = {},
+  options: Pick<mqtt.IClientOptions, 'reconnectPeriod' | 'connectTimeout' | 'will' | 'ca' | 'rejectUnauthorized' | 'servername'> = {},
 ): Promise<mqtt.MqttClient> {
   return mqtt.connectAsync(mqttUrl, { username: device.id, password: device.token, protocolVersion: 5, reconnectPeriod: 0, ...options });
 }

@@ -150,13 +150,23 @@ export async function ownDurableTemporal(): Promise<RestartableServer> {
 /**
  * A private Mosquitto with dynamic security (its accounts live in its temp dir, and survive a
  * restart on the same port); `maxQueuedMessages` as in scripts/dev-servers/mosquitto-config.ts;
- * `persistent`: its sessions and queues survive a restart too, as in a deployment.
+ * `persistent`: its sessions and queues survive a restart too, as in a deployment; `tls`: a second
+ * listener, MQTT over TLS with that certificate, whose URL the env gives as PUBLIC_MQTT_URL (the
+ * address devices use).
  */
-export async function ownMosquitto(options: { maxQueuedMessages?: number | null; persistent?: boolean } = {}): Promise<RestartableServer> {
+export async function ownMosquitto(
+  options: { maxQueuedMessages?: number | null; persistent?: boolean; tls?: { certFile: string; keyFile: string } } = {},
+): Promise<RestartableServer> {
   const base = await tempDir();
-  let current = await startMosquitto({ dir: base, maxQueuedMessages: options.maxQueuedMessages, persistent: options.persistent ?? false });
+  let current = await startMosquitto({
+    dir: base,
+    maxQueuedMessages: options.maxQueuedMessages,
+    persistent: options.persistent ?? false,
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
   const server = ownServer(
     {
+      ...(current.tlsUrl ? { PUBLIC_MQTT_URL: current.tlsUrl } : {}),
       MQTT_URL: current.url,
       MQTT_USERNAME: current.serviceUsername,
       MQTT_PASSWORD: current.servicePassword,
