@@ -177,6 +177,25 @@ export class Cluster {
     else if (p.host.role === 'broker') await waitFor('the broker', readyMs, () => brokerAnswers(this.secrets.broker), p);
   }
 
+  /**
+   * Stops a gateway or worker with SIGTERM (its graceful stop) and starts the build rooted at
+   * `root` on its host in its place, waiting for it as at first start (its log goes on in the same
+   * file). Returns when the new process started.
+   */
+  async replace(name: string, root: string, readyMs: number): Promise<number> {
+    const old = this.process(name);
+    await old.stop(15_000);
+    const logDir = join(this.dir, 'logs');
+    this.add(
+      old.host.role === 'gateway'
+        ? gatewayProcess(old.host, this.secrets, logDir, root)
+        : workerProcess(old.host, this.secrets, logDir, root),
+    );
+    const startedAt = Date.now();
+    await this.restart(name, readyMs);
+    return startedAt;
+  }
+
   /** Starts a gateway again without waiting for it (a scenario watches its readiness itself). */
   async startOnly(name: string): Promise<void> {
     await this.process(name).start();

@@ -9,6 +9,7 @@ import { type Row, seconds } from './checks/row';
 import type { Load } from './load/load';
 import { readiness } from './services';
 import { hostNamed, hostsOf } from './topology';
+import { rollingUpgrade } from './upgrade/rolling-upgrade';
 import { sleep, waitFor } from './wait';
 
 export interface ScenarioContext {
@@ -230,10 +231,11 @@ export const SCENARIOS: readonly Scenario[] = [
       await killMaster(ctx, () => startGatewayAndWatch(ctx, victim, 'killed, started after the failover'));
     },
   },
+  rollingUpgrade,
 ];
 
-/** `npm run cluster -- all`: the issue's five (gateway-then-master, the jest test's, runs by name). */
-export const ALL = ['gateway-kill', 'worker-kill', 'redis-master-kill', 'gateway-redis-cut', 'broker-restart'] as const;
+/** `npm run cluster -- all`: the issue's six (gateway-then-master, the jest test's, runs by name). */
+export const ALL = ['gateway-kill', 'worker-kill', 'redis-master-kill', 'gateway-redis-cut', 'broker-restart', 'rolling-upgrade'] as const;
 
 export function scenarioNamed(name: string): Scenario {
   const found = SCENARIOS.find((s) => s.name === name);

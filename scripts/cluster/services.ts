@@ -51,21 +51,22 @@ function tuning(): Record<string, string> {
   return Object.fromEntries(Object.entries(HARNESS_TUNING).map(([k, v]) => [k, v.value]));
 }
 
-function distEntry(path: string): string {
-  const file = join(PROJECT_ROOT, 'dist', path);
+function distEntry(root: string, path: string): string {
+  const file = join(root, 'dist', path);
   if (!existsSync(file)) throw new Error(`${file} is missing: build first (npm run build)`);
   return file;
 }
 
-export function gatewayProcess(host: Host, secrets: ServiceSecrets, logDir: string): HostProcess {
+/** A gateway node of the build rooted at `root` (today's tree, or the rolling upgrade's next build). */
+export function gatewayProcess(host: Host, secrets: ServiceSecrets, logDir: string, root = PROJECT_ROOT): HostProcess {
   const env = { ...serviceEnv(secrets), ...gatewayEnv(host), ...tuning() };
-  const spec = { command: process.execPath, args: ['--max-semi-space-size=64', distEntry('gateway/main.js')], env, cwd: PROJECT_ROOT };
+  const spec = { command: process.execPath, args: ['--max-semi-space-size=64', distEntry(root, 'gateway/main.js')], env, cwd: root };
   return new HostProcess(host, host.name, spec, join(logDir, `${host.name}.log`));
 }
 
-export function workerProcess(host: Host, secrets: ServiceSecrets, logDir: string): HostProcess {
+export function workerProcess(host: Host, secrets: ServiceSecrets, logDir: string, root = PROJECT_ROOT): HostProcess {
   const env = { ...serviceEnv(secrets), ...tuning() };
-  const spec = { command: process.execPath, args: [distEntry('workers/main.js')], env, cwd: PROJECT_ROOT };
+  const spec = { command: process.execPath, args: [distEntry(root, 'workers/main.js')], env, cwd: root };
   return new HostProcess(host, host.name, spec, join(logDir, `${host.name}.log`));
 }
 
