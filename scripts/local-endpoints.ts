@@ -9,6 +9,8 @@ import { z } from 'zod';
 export const localEndpoints = z.object({
   url: z.url(),
   mqttUrl: z.url(),
+  /** With MQTT_TLS=1: mqttUrl is the TLS listener, and this CA certificate verifies it. */
+  caFile: z.string().min(1).optional(),
   topicRoot: z.string().min(1),
   metricsUrl: z.url(),
 });

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       ? 'servers started here get SIGTERM when this process dies, however it dies (setpriv --pdeathsig)'
       : 'no setpriv --pdeathsig here: servers started here outlive a crash of this process until the next npm start stops them',
   );
-  const stops = await startLocalServers(dataDir, env, children, logger);
+  const { stops, deviceTls } = await startLocalServers(dataDir, env, children, logger);
 
   const config = loadConfig(env);
   Runtime.install({ logger: temporalLogger(logger.child({ component: 'temporal' })), shutdownSignals: [] });
@@ -60,9 +60,16 @@ async function main(): Promise<void> {
   guardProcess(logger, composed.gateway.metrics);
   const url = `http://localhost:${port}`;
   const metricsUrl = `http://localhost:${metricsPort}/metrics`;
-  writeLocalEndpoints(dataDir, { url, mqttUrl: config.MQTT_URL, topicRoot: config.MQTT_TOPIC_ROOT, metricsUrl });
+  writeLocalEndpoints(dataDir, {
+    url,
+    mqttUrl: deviceTls?.url ?? config.MQTT_URL,
+    ...(deviceTls ? { caFile: deviceTls.caFile } : {}),
+    topicRoot: config.MQTT_TOPIC_ROOT,
+    metricsUrl,
+  });
   logger.info(
-    `Device Data Service is up: API ${url}/api/v1 · dashboard ${url}/ · docs ${url}/docs · metrics ${metricsUrl} · MQTT ${config.MQTT_URL}`,
+    `Device Data Service is up: API ${url}/api/v1 · dashboard ${url}/ · docs ${url}/docs · metrics ${metricsUrl} · MQTT ${config.MQTT_URL}` +
+      (deviceTls ? ` · MQTT over TLS ${deviceTls.url} (devices verify it with the CA file ${deviceTls.caFile})` : ''),
   );
 
   onShutdownSignal(logger, async () => {

@@ -5,13 +5,31 @@ import { ConfigError } from '../../common/config';
 import type { Logger } from '../../common/logger';
 import { startMosquitto, startPostgres, startRedis, startTemporal } from '../dev-servers';
 import type { ServerOwner } from '../dev-servers/server-process';
+import { localCertificates } from '../tls/local-ca';
 import { clusterDir } from './cluster-dir';
 
 /**
- * DDS_LOCAL_SERVERS: `auto` (default) uses a Redis / Mosquitto that already answers on
- * 127.0.0.1:6379 / 1883 (the machine's); `own` always starts npm start's own in data/.
+ * npm start's own settings. DDS_LOCAL_SERVERS: `auto` (default) uses a Redis / Mosquitto that
+ * already answers on 127.0.0.1:6379 / 1883 (the machine's); `own` always starts npm start's own in
+ * data/. MQTT_TLS=1: npm start's own Mosquitto (started even when 1883 answers) gets a TLS listener
+ * with a certificate of a local CA made in data/tls on the first such start (docs/tls.md).
  */
-const localServersMode = z.enum(['auto', 'own']).default('auto');
+const startEnv = z
+  .object({
+    DDS_LOCAL_SERVERS: z.enum(['auto', 'own']).default('auto'),
+    MQTT_TLS: z.enum(['0', '1'], { error: '0 or 1' }).default('0'),
+    MQTT_URL: z.string().optional(),
+  })
+  .refine((e) => e.MQTT_TLS === '0' || !e.MQTT_URL, {
+    path: ['MQTT_TLS'],
+    message: "1 gives npm start's own broker a TLS listener; MQTT_URL names a broker of yours: give it TLS and set PUBLIC_MQTT_URL",
+  });
+
+/** Where devices reach npm start's broker over TLS, and the CA file that verifies it. */
+export interface DeviceTls {
+  url: string;
+  caFile: string;
+}
 
 /** True when something accepts TCP connections at host:port. */
 function listening(host: string, port: number): Promise<boolean> {
@@ -27,20 +45,28 @@ function listening(host: string, port: number): Promise<boolean> {
  * Starts the servers `env` does not point at, each keeping its data in `dataDir` and owned by
  * `owner` (tied to this process, recorded): a Temporal dev server on data/temporal.db unless
  * TEMPORAL_ADDRESS; Redis (AOF in data/redis) unless REDIS_URL or one answers on 6379; Mosquitto
- * (config, accounts and passwords in data/mosquitto) unless MQTT_URL or one answers on 1883;
- * PostgreSQL (cluster-dir.ts) unless DATABASE_URL. Sets `env` to reach them; resolves to their
- * stops, in start order.
+ * (config, accounts and passwords in data/mosquitto) unless MQTT_URL or, without MQTT_TLS, one
+ * answers on 1883; PostgreSQL (cluster-dir.ts) unless DATABASE_URL. Sets `env` to reach them
+ * (PUBLIC_MQTT_URL, when unset, to the TLS listener); resolves to their stops, in start order, and
+ * with MQTT_TLS the TLS listener.
  */
 export async function startLocalServers(
   dataDir: string,
   env: NodeJS.ProcessEnv,
   owner: ServerOwner,
   logger: Logger,
-): Promise<(() => Promise<void>)[]> {
-  const mode = localServersMode.safeParse(env.DDS_LOCAL_SERVERS || undefined);
-  if (!mode.success) throw new ConfigError([`DDS_LOCAL_SERVERS: ${mode.error.issues[0]?.message ?? 'auto or own'}`]);
-  const reuse = (port: number): Promise<boolean> => (mode.data === 'auto' ? listening('127.0.0.1', port) : Promise.resolve(false));
+): Promise<{ stops: (() => Promise<void>)[]; deviceTls: DeviceTls | null }> {
+  const parsed = startEnv.safeParse({
+    DDS_LOCAL_SERVERS: env.DDS_LOCAL_SERVERS || undefined,
+    MQTT_TLS: env.MQTT_TLS || undefined,
+    MQTT_URL: env.MQTT_URL,
+  });
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const reuse = (port: number): Promise<boolean> =>
+    parsed.data.DDS_LOCAL_SERVERS === 'auto' ? listening('127.0.0.1', port) : Promise.resolve(false);
+  const tls = parsed.data.MQTT_TLS === '1';
   const stops: (() => Promise<void>)[] = [];
+  let deviceTls: DeviceTls | null = null;
 
   if (!env.TEMPORAL_ADDRESS) {
     const temporal = await startTemporal({
@@ -57,9 +83,20 @@ export async function startLocalServers(
     stops.push(redis.stop);
     env.REDIS_URL = redis.url;
   }
-  if (!env.MQTT_URL && !(await reuse(1883))) {
-    const broker = await startMosquitto({ dir: dataDir, dataDir: join(dataDir, 'mosquitto'), owner });
+  if (!env.MQTT_URL && (tls || !(await reuse(1883)))) {
+    const certificates = tls ? await localCertificates(join(dataDir, 'tls')) : null;
+    for (const line of certificates?.lines ?? []) logger.info(line);
+    const broker = await startMosquitto({
+      dir: dataDir,
+      dataDir: join(dataDir, 'mosquitto'),
+      owner,
+      ...(certificates ? { tls: { certFile: certificates.certFile, keyFile: certificates.keyFile } } : {}),
+    });
     stops.push(broker.stop);
+    if (certificates && broker.tlsUrl) {
+      deviceTls = { url: broker.tlsUrl, caFile: certificates.caFile };
+      env.PUBLIC_MQTT_URL ||= broker.tlsUrl;
+    }
     Object.assign(env, {
       MQTT_URL: broker.url,
       MQTT_USERNAME: broker.serviceUsername,
@@ -75,5 +112,5 @@ export async function startLocalServers(
     stops.push(postgres.stop);
     env.DATABASE_URL = postgres.url;
   }
-  return stops;
+  return { stops, deviceTls };
 }

@@ -13,6 +13,8 @@ export interface StartProcess {
   child: ChildProcess;
   baseUrl: string;
   mqttUrl: string;
+  /** With MQTT_TLS=1: the CA file that verifies mqttUrl (the TLS listener). */
+  caFile?: string;
   request: Request;
   /** Everything it wrote (pino JSON lines), for failure messages. */
   output(): string;
@@ -56,5 +58,13 @@ export async function startNpmStart(cwd: string, env: Record<string, string>, re
   endedEarly.catch(() => undefined);
   const endpoints = await Promise.race([ready, endedEarly]);
   const baseUrl = endpoints.url.replace('localhost', '127.0.0.1');
-  return { child, baseUrl, mqttUrl: endpoints.mqttUrl, request: httpClient(baseUrl), output: () => out, exited };
+  return {
+    child,
+    baseUrl,
+    mqttUrl: endpoints.mqttUrl,
+    ...(endpoints.caFile ? { caFile: endpoints.caFile } : {}),
+    request: httpClient(baseUrl),
+    output: () => out,
+    exited,
+  };
 }
