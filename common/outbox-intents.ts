@@ -120,7 +120,10 @@ const twinHeld = z.object({
 const rulesChanged = z.object({
   projectId: z.string().min(1),
   deviceIds: z.array(z.string().min(1)),
-  fleet: z.object({ ruleId: z.string().min(1), armTimers: z.boolean(), resetEdges: z.boolean() }).optional(),
+  /** `changeId` names the change, so that a repeat of its catch-up arms nothing twice (absent in entries older than it). */
+  fleet: z
+    .object({ ruleId: z.string().min(1), armTimers: z.boolean(), resetEdges: z.boolean(), changeId: z.string().min(1).optional() })
+    .optional(),
 });
 export type FleetRuleChange = NonNullable<z.infer<typeof rulesChanged>['fleet']>;
 

@@ -129,6 +129,8 @@ export const keys = {
    * twin that last loaded an older one reloads its rules (docs/architecture.md "Fleet rules").
    */
   projectRulesVersion: (projectId: string) => `project:${tag(projectId)}:${projectId}:rules-version`,
+  /** Set once a scoped rule change's fleet catch-up wrote its chunks (store/lua/catch-up-once-2.lua): a repeat writes none. Expires. */
+  fleetCaughtUp: (projectId: string, changeId: string) => `project:${tag(projectId)}:${projectId}:caught-up:${changeId}`,
   /** Ids of a project's templates. */
   projectTemplates: (projectId: string) => `project:${tag(projectId)}:${projectId}:templates`,
   /** One template, stored as JSON (Template in contracts.ts). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isThresholdCondition, type NotificationRule } from '../common/contracts';
 import type { OutboxIntent, WrittenIntent } from '../common/outbox-intents';
 import type { Quota } from '../common/quotas';
@@ -55,7 +56,11 @@ function rulesChanged(before: NotificationRule | null, after: NotificationRule |
     (after === null || TRIGGER_FIELDS.some((f) => before[f] !== after[f]));
   return {
     type: 'rules-changed',
-    payload: { projectId: rule.projectId, deviceIds, ...(fleet ? { fleet: { ruleId: rule.id, armTimers, resetEdges } } : {}) },
+    payload: {
+      projectId: rule.projectId,
+      deviceIds,
+      ...(fleet ? { fleet: { ruleId: rule.id, armTimers, resetEdges, changeId: randomUUID() } } : {}),
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
 import { createStores, type Stores } from '../../store';
+import { fleetCatchUp } from '../../store/fleet-catch-up';
 import { newDevice } from '../../store/devices';
 import { writeStatus, writeStatusAhead } from '../../store/device-mirror';
 import { importPoints } from '../../store/import-points';
@@ -329,7 +330,12 @@ test('every script in store/lua runs on the cluster, each through the store call
     condition: 'no_data',
     duration: 60,
   } as NotificationRule;
-  expect(await stores.rules.create(projectRule, { resource: 'rules', limit: 2 })).toMatchObject({ intent: { type: 'rules-changed' } });
+  const madeRule = await stores.rules.create(projectRule, { resource: 'rules', limit: 2 });
+  const fleet = madeRule?.intent.type === 'rules-changed' ? madeRule.intent.payload.fleet : undefined;
+  expect(fleet).toMatchObject({ ruleId: projectRule.id, armTimers: true });
+  if (fleet === undefined) throw new Error('a project no_data rule asks for the fleet catch-up');
+  expect(await fleetCatchUp(redis, outbox, project.id, fleet)).toBe(1);
+  expect(await fleetCatchUp(redis, outbox, project.id, fleet)).toBe(0);
   expect((await stores.rules.scoped(project.id)).map((r) => r.id)).toEqual([projectRule.id]);
   expect(await stores.rules.delete(projectRule)).not.toBeNull();
   const templateWidget = { ...widget, id: randomUUID(), deviceId: null, templateId: template.id };
