@@ -12,6 +12,8 @@ const common = {
 };
 
 const CLUSTER_ONLY = ['<rootDir>/test/cluster/**/*.test.ts'];
+/** The cluster harness's scenario runs after this whole run, with its own config (`npm run test:cluster`, test/cluster/jest.config.js). */
+const CLUSTER_SCENARIO = '<rootDir>/test/cluster/scenario.test.ts';
 
 module.exports = {
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
@@ -33,6 +35,7 @@ module.exports = {
       rootDir: __dirname,
       roots: ['<rootDir>/test'],
       globals: { DDS_REDIS_CLUSTER: true },
+      testPathIgnorePatterns: ['/node_modules/', CLUSTER_SCENARIO],
       testMatch: [
         ...CLUSTER_ONLY,
         '<rootDir>/test/ingest/two-nodes.test.ts',

@@ -4,38 +4,31 @@
  * master of most devices SIGKILLed, the gateway started after the failover; every check of the
  * table must pass.
  *
- * NOT part of `npm test` yet: it runs only with CLUSTER_TEST=1, as root, on a built tree:
- *   npm run build && CLUSTER_TEST=1 npx jest -c test/cluster/jest.config.js test/cluster/scenario
- * Until the engine fixes of issue 41 land it fails, on the values stored twice after a master
- * failover and on a restarted gateway whose Socket.IO subscriber sits on a replica (/readyz 503
- * for good). Skipped, with the reason, when not enabled, not root, or `ip netns` is unusable.
+ * Part of `npm test` through `npm run test:cluster`, after the main jest run (so the cluster's 15
+ * hosts never compete for the CPU with the shared test servers): that script compiles the tree the
+ * hosts run (dist/), then runs this file with its own jest config, which starts no shared server.
+ * Skipped, with the reason printed, when not root or when `ip netns` is unusable here.
  */
 import { Cluster } from '../../scripts/cluster/cluster';
 import { cannotRunHere } from '../../scripts/cluster/net';
 import { runScenario } from '../../scripts/cluster/run-scenario';
 import { scenarioNamed } from '../../scripts/cluster/scenarios';
 
-/** Why it cannot run here, decided before the suite (a skipped suite says so in jest's summary). */
-const reason =
-  process.env.CLUSTER_TEST !== '1'
-    ? 'set CLUSTER_TEST=1 to run it (docs/cluster.md): it builds a 15-host cluster on this machine'
-    : process.getuid?.() !== 0
-      ? 'the cluster harness needs root (network namespaces, bridges, veths)'
-      : null;
-if (reason) process.stdout.write(`test/cluster/scenario.test.ts skipped: ${reason}\n`);
+const skip = (reason: string): void => void process.stdout.write(`test/cluster/scenario.test.ts skipped: ${reason}\n`);
 
-(reason ? describe.skip : describe)('the cluster harness: a gateway killed, then a Redis master killed', () => {
+/** Not root: decided before the suite (a skipped suite says so in jest's summary). */
+const notRoot = process.getuid?.() !== 0 ? 'the cluster harness needs root (network namespaces, bridges, veths)' : null;
+if (notRoot) skip(notRoot);
+
+(notRoot ? describe.skip : describe)('the cluster harness: a gateway killed, then a Redis master killed', () => {
   let cluster: Cluster | null = null;
   const lines: string[] = [];
   const say = (line: string): void => void lines.push(line);
 
   beforeAll(async () => {
-    // `ip netns` may still be unusable (a container without the privilege): said, and the test passes empty.
+    // Root, yet `ip netns` may be unusable (a container without the privilege): said, and the test passes empty.
     const blocked = await cannotRunHere();
-    if (blocked) {
-      process.stdout.write(`test/cluster/scenario.test.ts skipped: ${blocked}\n`);
-      return;
-    }
+    if (blocked) return skip(blocked);
     cluster = await Cluster.start(say);
   }, 120_000);
 
