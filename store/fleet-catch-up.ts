@@ -28,14 +28,28 @@ export async function fleetCatchUp(redis: Redis, outbox: string, projectId: stri
   if (rule === null || rule.scope === 'device' || rule.projectId !== projectId || !rule.enabled || rule.condition !== 'no_data') return 0;
   if ((await redis.sismember(keys.projectScopedRules(projectId), rule.id)) !== 1) return 0;
   const covered = await devicesCovered(redis, rule);
-  if (covered.length === 0) return 0;
-  const chunks: string[] = [];
-  for (let i = 0; i < covered.length; i += CATCH_UP_CHUNK) {
-    chunks.push(...intentArgs({ type: 'rules-changed', payload: { projectId, deviceIds: covered.slice(i, i + CATCH_UP_CHUNK) } }));
-  }
-  const stream = streamOf(outbox, projectId);
   // An entry written before changes had ids is caught up each time it is carried out, as it was then.
-  const marker = keys.fleetCaughtUp(projectId, change.changeId ?? randomUUID());
-  const written = Number(await CATCH_UP_ONCE(redis, [marker, stream], [String(CAUGHT_UP_TTL_S), ...chunks]));
-  return written === 0 ? 0 : covered.length;
+  return catchUpTwins(redis, outbox, projectId, covered, change.changeId ?? randomUUID());
+}
+
+/**
+ * Writes rules-changed intents of CATCH_UP_CHUNK of `deviceIds` each into the project's outbox,
+ * once per `changeId` (store/lua/catch-up-once-2.lua): the twins told reload their rules. Returns
+ * the twins it asked to tell (0 when this change was caught up already).
+ */
+export async function catchUpTwins(
+  redis: Redis,
+  outbox: string,
+  projectId: string,
+  deviceIds: string[],
+  changeId: string,
+): Promise<number> {
+  if (deviceIds.length === 0) return 0;
+  const chunks: string[] = [];
+  for (let i = 0; i < deviceIds.length; i += CATCH_UP_CHUNK) {
+    chunks.push(...intentArgs({ type: 'rules-changed', payload: { projectId, deviceIds: deviceIds.slice(i, i + CATCH_UP_CHUNK) } }));
+  }
+  const marker = keys.fleetCaughtUp(projectId, changeId);
+  const written = Number(await CATCH_UP_ONCE(redis, [marker, streamOf(outbox, projectId)], [String(CAUGHT_UP_TTL_S), ...chunks]));
+  return written === 0 ? 0 : deviceIds.length;
 }

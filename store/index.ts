@@ -28,7 +28,10 @@ import { createWidgetStore } from './widgets';
 export function createStores(
   redis: Redis,
   pool: Pool,
-  config: Pick<Config, 'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS' | 'HISTORY_STREAM_MAX'>,
+  config: Pick<
+    Config,
+    'ACCESS_TOKEN_TTL_S' | 'TEMPORAL_TASK_QUEUE' | 'NOTIFICATION_RETENTION_DAYS' | 'HISTORY_STREAM_MAX' | 'DEVICE_HEARTBEAT_TIMEOUT_S'
+  >,
   credentialKey: string,
 ) {
   const outbox = keys.outbox(config.TEMPORAL_TASK_QUEUE);
@@ -45,7 +48,7 @@ export function createStores(
     devices: createDeviceStore(redis, credentialKey, outbox),
     widgets: createWidgetStore(redis, outbox),
     rules: createRuleStore(redis, outbox),
-    templates: createTemplateStore(redis),
+    templates: createTemplateStore(redis, outbox, config.DEVICE_HEARTBEAT_TIMEOUT_S),
     notifications: createNotificationQueries(redis, config.NOTIFICATION_RETENTION_DAYS),
     alarms: createAlarmStore(redis),
     commands,

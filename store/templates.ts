@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Template, TemplateView } from '../common/contracts';
 import type { Quota } from '../common/quotas';
 import type { Redis } from '../common/redis';
+import { heartbeatTimeoutOf } from '../common/liveness';
 import { keys } from '../common/redis-keys';
+import { catchUpTwins } from './fleet-catch-up';
 import { luaScript } from './lua/load';
 import { replaceIfUnchanged, type Replacement } from './lua/replace-if-unchanged';
 import { saddWithin } from './quota-ledger';
@@ -22,9 +25,10 @@ const parse = (json: string): Template => JSON.parse(json) as Template;
  * index first (the project's templates quota, checked in the same step), then writes the record; a
  * delete removes the record first, the index entry last. Readers keep only ids whose record exists.
  * A change to a template's heartbeat bumps its project's rules version, so its devices' twins
- * reload what they watch by (docs/architecture.md "Fleet rules").
+ * reload what they watch by at their next step (docs/architecture.md "Fleet rules"); a shorter one
+ * also tells each of them now (the fleet catch-up), so its liveness watch starts again at it.
  */
-export function createTemplateStore(redis: Redis) {
+export function createTemplateStore(redis: Redis, outbox: string, defaultHeartbeatS: number) {
   async function withCounts(templates: Template[]): Promise<TemplateView[]> {
     const counts = await Promise.all(templates.map((t) => redis.scard(keys.templateDevices(t.id))));
     return templates.map((t, i) => ({ ...t, deviceCount: counts[i] ?? 0 }));
@@ -56,7 +60,14 @@ export function createTemplateStore(redis: Redis) {
     async update(templateId: string, change: (current: Template) => Promise<Template>): Promise<Replacement<Template>> {
       const replaced = await replaceIfUnchanged(redis, keys.template(templateId), parse, change);
       if (replaced.kind === 'replaced' && replaced.before.heartbeatTimeoutS !== replaced.after.heartbeatTimeoutS) {
-        await redis.incr(keys.projectRulesVersion(replaced.after.projectId));
+        const { before, after } = replaced;
+        await redis.incr(keys.projectRulesVersion(after.projectId));
+        if (
+          heartbeatTimeoutOf(after.heartbeatTimeoutS, defaultHeartbeatS) < heartbeatTimeoutOf(before.heartbeatTimeoutS, defaultHeartbeatS)
+        ) {
+          const devices = await redis.smembers(keys.templateDevices(after.id));
+          await catchUpTwins(redis, outbox, after.projectId, devices, randomUUID());
+        }
       }
       return replaced;
     },

@@ -206,6 +206,37 @@ describe('rule scopes', () => {
     expect(await twins.state(fast.id)).toMatchObject({ heartbeatTimeoutS: 5 });
   });
 
+  it("a heartbeat shortened from an hour to 5 s, a template's or a device's own, applies now to devices already online", async () => {
+    const projectId = (await createProject(stack.request, owner, 'Shorter heartbeats')).id;
+    const templateId = await makeTemplate(projectId, { heartbeatTimeoutS: 3600 });
+    const ofTemplate = await makeDevice(projectId, 'Of the template', { templateId });
+    const own = await makeDevice(projectId, 'Own heartbeat', { heartbeatTimeoutS: 3600 });
+    for (const device of [ofTemplate, own]) {
+      const client = await connect(device);
+      await client.publishAsync(topic(device, 'pin/V0'), '1', { qos: 1 });
+    }
+    const sentAt = Date.now();
+    for (const device of [ofTemplate, own]) {
+      await eventually(async () => expect(await twins.state(device.id)).toMatchObject({ status: 'online', heartbeatTimeoutS: 3600 }));
+    }
+
+    const template = await stack.request('PATCH', `/api/v1/templates/${templateId}`, {
+      token: owner.token,
+      body: { heartbeatTimeoutS: 5 },
+    });
+    expect(template.status).toBe(200);
+    const device = await stack.request('PATCH', `/api/v1/devices/${own.id}`, { token: owner.token, body: { heartbeatTimeoutS: 5 } });
+    expect(device.status).toBe(200);
+
+    for (const d of [ofTemplate, own]) {
+      await eventually(
+        async () => expect(await deviceView(d.id)).toMatchObject({ status: 'offline', disconnectReason: 'timeout' }),
+        20_000,
+      );
+    }
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(5_000);
+  });
+
   it('a project threshold rule keeps one alarm per device, with hysteresis, however often each crosses', async () => {
     const projectId = (await createProject(stack.request, owner, 'Alarms')).id;
     const rule = await makeRule(projectId, { condition: 'gt', pin: 2, threshold: 30, clearThreshold: 25 });

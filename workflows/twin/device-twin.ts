@@ -12,8 +12,10 @@
 import {
   ApplicationFailure,
   allHandlersFinished,
+  CancellationScope,
   condition,
   continueAsNew,
+  isCancellation,
   log,
   patched,
   setHandler,
@@ -45,7 +47,7 @@ import {
 import type { Decision, Received, TwinEffect } from './effects';
 import { receiveInfo } from './info';
 import { bootstrapped, endRequested } from './lifecycle';
-import { receiveActivity, receiveStatus, statusWritten, watchWanted } from './liveness';
+import { heartbeatOf, receiveActivity, receiveStatus, statusWritten, watchOutdated, watchWanted } from './liveness';
 import { lockRequested, lockRequestProblem, locked, unlockRequested, unlocked } from './locks';
 import { nextMove, waitOver } from './schedule';
 import { rulesStale, withRuleSet } from './rule-set';
@@ -99,7 +101,13 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   async function refreshRules(version: string | undefined): Promise<void> {
     if (!rulesStale(s, version)) return;
     const result = await durable.loadTwinRules({ deviceId });
-    if (result.exists) s = withRuleSet(s, result, nowMs());
+    if (result.exists) ruleSetLoaded(result);
+  }
+
+  /** A loaded rule set in the state; a heartbeat it shortened starts the liveness watch again (liveness.ts). */
+  function ruleSetLoaded(set: Parameters<typeof withRuleSet>[1]): void {
+    s = withRuleSet(s, set, nowMs());
+    if (watchScope !== null && !watchApplying && watchOutdated(s, cfg, watchedAtS)) watchScope.cancel();
   }
 
   /** Runs one effect, then folds what it returned into the state. */
@@ -190,14 +198,22 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     await apply(checkedBack(s, cfg, plan, seen, nowMs()));
   }
 
-  /** The running liveness watch, and whether its result is being applied (continue-as-new waits for that). */
+  /**
+   * The running liveness watch, whether its result is being applied (continue-as-new waits for
+   * that), its scope (cancelled when the heartbeat shortens) and the heartbeat it started at.
+   */
   let watch: Promise<void> | null = null;
   let watchApplying = false;
+  let watchScope: CancellationScope | null = null;
+  let watchedAtS = 0;
   const watchDue = (): boolean => cfg.version.heartbeatWatch && watch === null && watchWanted(s);
   function startWatch(): void {
     const since = s.lastSeen ?? s.statusChangedAt ?? isoOf(nowMs());
-    watch = watching
-      .awaitSilence({ deviceId, projectId, heartbeatTimeoutS, since })
+    const scope = new CancellationScope();
+    watchScope = scope;
+    watchedAtS = heartbeatOf(s, cfg);
+    watch = scope
+      .run(() => watching.awaitSilence({ deviceId, projectId, heartbeatTimeoutS, since }))
       .then((seen) => {
         watchApplying = true;
         return exclusive(async () => {
@@ -205,9 +221,12 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
           await apply(watchEnded(s, cfg, seen, nowMs()));
         });
       })
-      .catch((err: unknown) => log.warn('liveness watch failed; a new one starts', { deviceId, error: String(err) }))
+      .catch((err: unknown) => {
+        if (!isCancellation(err)) log.warn('liveness watch failed; a new one starts', { deviceId, error: String(err) });
+      })
       .finally(() => {
         watch = null;
+        watchScope = null;
         watchApplying = false;
       });
   }
@@ -256,8 +275,7 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
     () =>
       exclusive(async () => {
         s = counted(s, 'updates', nowMs());
-        const result = await answering.loadTwinRules({ deviceId });
-        s = withRuleSet(s, result, nowMs());
+        ruleSetLoaded(await answering.loadTwinRules({ deviceId }));
         return { rules: s.rules };
       }),
     {

@@ -145,6 +145,15 @@ export function watchWanted(s: TwinState): boolean {
   return s.bootstrapped && s.status === 'online' && s.missingSince === null && s.ending === null;
 }
 
+/**
+ * Whether a running liveness watch, started at `watchedAtS` of heartbeat, must start again: the
+ * heartbeat as now loaded is shorter, so its deadline comes before the one the watch waits for.
+ * A longer one needs nothing: the watch reads the heartbeat again at that deadline.
+ */
+export function watchOutdated(s: TwinState, cfg: RunConfig, watchedAtS: number): boolean {
+  return cfg.version.heartbeatRewatch && heartbeatOf(s, cfg) < watchedAtS;
+}
+
 /** What a read of the mirror says of activity: lastSeen and each pin's last data move forward. */
 export function heardFrom(s: TwinState, seen: LastSeenResult): TwinState {
   const pinActivity = { ...s.pinActivity };

@@ -20,18 +20,28 @@ export const HEARTBEAT_WATCH_PATCH = 'twin-heartbeat-watch';
  */
 export const LOCAL_STEPS_PATCH = 'twin-local-steps';
 
+/**
+ * Runs started after this patch start their liveness watch again when a reload of their rules
+ * shortens the heartbeat (a template's or the device's own), so the shorter timeout applies from
+ * now; runs before it wait out the watch's current deadline, at the old timeout, first.
+ */
+export const HEARTBEAT_REWATCH_PATCH = 'twin-heartbeat-rewatch';
+
 export interface TwinVersion {
   /** HEARTBEAT_WATCH_PATCH: the liveness watch times the heartbeat, and a later offline is recorded. */
   heartbeatWatch: boolean;
   /** LOCAL_STEPS_PATCH: steps run as local activities. */
   localSteps: boolean;
+  /** HEARTBEAT_REWATCH_PATCH: a shortened heartbeat starts the liveness watch again. */
+  heartbeatRewatch: boolean;
 }
 
 /** The version of this run, from Temporal's `patched` (asked once per patch, in this order: the history records it). */
 export function twinVersion(patched: (patchId: string) => boolean): TwinVersion {
   const heartbeatWatch = patched(HEARTBEAT_WATCH_PATCH);
   const localSteps = patched(LOCAL_STEPS_PATCH);
-  return { heartbeatWatch, localSteps };
+  const heartbeatRewatch = patched(HEARTBEAT_REWATCH_PATCH);
+  return { heartbeatWatch, localSteps, heartbeatRewatch };
 }
 
 /** What the reducers know of the run: the twin's config and the version the run was started under. */

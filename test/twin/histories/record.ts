@@ -243,6 +243,19 @@ test('every step as a local activity: start with kept commands, info, locks, rul
   }
 }, 60_000);
 
+test('a heartbeat shortened while the liveness watch waits starts the watch again (issue 38)', async () => {
+  const device = await createDevice(env.redis);
+  await env.redis.hset(keys.device(device.deviceId), 'heartbeatTimeoutS', '600');
+  const at = iso();
+  await writeStatusAhead(env.redis, { deviceId: device.deviceId, at, outbox: `record-outbox-${device.deviceId}` });
+  await env.twins.activity(device.deviceId, device.projectId, at, undefined, { ahead: true });
+  await eventually(async () => expect(await env.twins.state(device.deviceId)).toMatchObject({ status: 'online', heartbeatTimeoutS: 600 }));
+  await env.redis.hset(keys.device(device.deviceId), 'heartbeatTimeoutS', '1');
+  await env.twins.rulesChanged(device.deviceId, device.projectId);
+  await eventually(async () => expect((await mirror(env.redis, device.deviceId)).status).toBe('offline'), 10_000);
+  await endAndSave('heartbeat-rewatch', device.deviceId);
+}, 60_000);
+
 test('a notification delivered: stored with its in-app event, then email and push', async () => {
   const device = await createDevice(env.redis);
   const record: NotificationRecord = {

@@ -4,7 +4,14 @@
  */
 import { checkedBack, planCheckBack, watchEnded } from '../../../workflows/twin/check-back';
 import { bootstrapped } from '../../../workflows/twin/lifecycle';
-import { MIRROR_HEAL_INTERVAL_MS, receiveActivity, receiveStatus, statusWritten, watchWanted } from '../../../workflows/twin/liveness';
+import {
+  MIRROR_HEAL_INTERVAL_MS,
+  receiveActivity,
+  receiveStatus,
+  statusWritten,
+  watchOutdated,
+  watchWanted,
+} from '../../../workflows/twin/liveness';
 import { nextDeadline } from '../../../workflows/twin/schedule';
 import { freshState } from '../../../workflows/twin/state';
 import { boot, cfg, iso, online, rule, seen, started, T0, watchCfg, asRun, decide } from './fixtures';
@@ -155,6 +162,17 @@ describe('liveness watch: one Temporal action per heartbeat period', () => {
     expect(flush.state.status).toBe('online');
     expect(flush.effects).toEqual([{ kind: 'flushCommands' }]);
     expect(watchEnded(s, cfg, seen({ exists: false }), T0 + 60_000).state.missingSince).toBe(T0 + 60_000);
+  });
+
+  test('a watch started at a longer heartbeat than the one now loaded starts again; at a shorter or the same one, not', () => {
+    const s = { ...online(), heartbeatTimeoutS: 5 };
+    expect(watchOutdated(s, watchCfg, 3600)).toBe(true);
+    expect(watchOutdated(s, watchCfg, 5)).toBe(false);
+    expect(watchOutdated({ ...s, heartbeatTimeoutS: 7200 }, watchCfg, 3600)).toBe(false);
+    // No heartbeat of its own or its template's: the run's default (60 s here).
+    expect(watchOutdated({ ...s, heartbeatTimeoutS: null }, watchCfg, 3600)).toBe(true);
+    // Runs before the patch wait out the old deadline.
+    expect(watchOutdated(s, { ...watchCfg, version: { ...watchCfg.version, heartbeatRewatch: false } }, 3600)).toBe(false);
   });
 });
 
