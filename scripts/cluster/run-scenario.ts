@@ -111,7 +111,7 @@ export async function runScenario(
     const watchers = await load.finishWatchers();
     const readinessRow = await watch.stop();
     rows.push(
-      ...valueRows(records, stored, drainMs),
+      ...valueRows(records, stored, drainMs, faultAt),
       ...statusRows(records, load.sampler.samples, Number(HARNESS_TUNING.DEVICE_HEARTBEAT_TIMEOUT_S?.value)),
       ...ruleRows(records, load.rules, rulePins, alarms, notifications, checkedAt),
       ...commandRows(load.writer.writes, states, faultAt),

@@ -69,10 +69,18 @@ export async function drainHistory(
   }
 }
 
-export function valueRows(devices: DeviceRecord[], stored: Map<string, Map<number, number>>, drainMs: number): Row[] {
+/** `+a … +b s` of times relative to the fault: when the missing values were sent, and when the broker acknowledged them. */
+function spanAfter(faultAt: number, times: number[]): string {
+  const rel = (t: number): string => `${t >= faultAt ? '+' : '−'}${seconds(Math.abs(t - faultAt))}`;
+  return times.length ? `${rel(Math.min(...times))} … ${rel(Math.max(...times))}` : '–';
+}
+
+export function valueRows(devices: DeviceRecord[], stored: Map<string, Map<number, number>>, drainMs: number, faultAt: number): Row[] {
   let ackedTotal = 0;
   let once = 0;
   let missing = 0;
+  const missingSent: number[] = [];
+  const missingAcked: number[] = [];
   let unread = 0;
   let notAcked = 0;
   const twice: string[] = [];
@@ -93,8 +101,11 @@ export function valueRows(devices: DeviceRecord[], stored: Map<string, Map<numbe
         continue;
       }
       ackedTotal++;
-      if (n === 0) missing++;
-      else if (n === 1) once++;
+      if (n === 0) {
+        missing++;
+        missingSent.push(sent.publishedAt);
+        missingAcked.push(sent.ackedAt);
+      } else if (n === 1) once++;
       else if (sent.crossedReconnect) resentTwice++;
       else {
         deviceTwice++;
@@ -107,7 +118,7 @@ export function valueRows(devices: DeviceRecord[], stored: Map<string, Map<numbe
   const ok = missing === 0 && twiceValues === 0 && unread === 0;
   const figures = [
     `${ackedTotal} acknowledged on ${devices.length} devices; stored once ${once}; stored twice or more ${twiceValues} (+${extraPoints} points)${twice.length ? ` [${twice.join(', ')}]` : ''};`,
-    `missing ${missing}${unread ? `; history unreadable for ${unread} devices` : ''};`,
+    `missing ${missing}${missing ? ` (sent ${spanAfter(faultAt, missingSent)}, acknowledged ${spanAfter(faultAt, missingAcked)} from the fault)` : ''}${unread ? `; history unreadable for ${unread} devices` : ''};`,
     `sent again by the device after a reconnect and stored twice ${resentTwice} (MQTT QoS 1, not counted);`,
     `stored though never acknowledged ${notAcked}; drained in ${seconds(drainMs)}`,
   ].join(' ');
