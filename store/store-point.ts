@@ -66,19 +66,41 @@ export interface Delivery {
 /** An outbox intent as the script writes it: its type and its payload. */
 export type EdgeIntent = [type: string, payload: unknown];
 
-/**
- * One threshold rule for one value: '1' inside its condition, '0' out past its clear threshold,
- * '=' in the clear band between (the edge state stays); the intents a raise and a clear write.
- */
-export interface RuleEdge {
-  ruleId: string;
-  state: '1' | '0' | '=';
+/** The intents a rule's raise and its clear write. */
+export interface EdgeIntents {
   onRaise: EdgeIntent[];
   onClear: EdgeIntent[];
 }
 
+/**
+ * One threshold rule for one value: '1' inside its condition, '0' out past its clear threshold,
+ * '=' in the clear band between (the edge state stays); `intents` makes what its edges write, asked
+ * only when the step finds that this value flips the edge (most values flip none).
+ */
+export interface RuleEdge {
+  ruleId: string;
+  state: '1' | '0' | '=';
+  intents: () => EdgeIntents;
+}
+
 const intentsArg = (intents: EdgeIntent[]): string =>
   intents.length === 0 ? '' : JSON.stringify(intents.map(([type, payload]) => [type, JSON.stringify(payload)]));
+
+/** Sends of one value after which every rule goes with its intents (each send before that found another edge flipped). */
+const INTENT_ROUNDS = 3;
+
+/**
+ * The rules' ARGV quadruples: rules in `withIntents` (every one, when null) carry their intents;
+ * the others '?' (not sent), which the script checks before it writes anything.
+ */
+function ruleArgs(rules: RuleEdge[], withIntents: ReadonlySet<string> | null): string[] {
+  return rules.flatMap((r) => {
+    if (r.state === '=') return [r.ruleId, r.state, '', ''];
+    if (withIntents !== null && !withIntents.has(r.ruleId)) return [r.ruleId, r.state, '?', '?'];
+    const { onRaise, onClear } = r.intents();
+    return [r.ruleId, r.state, intentsArg(onRaise), intentsArg(onClear)];
+  });
+}
 
 export interface StorePointResult {
   projectId: string;
@@ -97,8 +119,18 @@ export interface StorePointResult {
 }
 
 export async function storePoint(redis: Redis, input: StorePointInput): Promise<StorePointResult> {
+  const withIntents = new Set<string>();
+  for (let round = 1; ; round += 1) {
+    const reply = await storeOnce(redis, input, round < INTENT_ROUNDS ? withIntents : null);
+    if (reply[0] !== 'intents') return resultOf(reply);
+    for (const ruleId of reply.slice(1)) withIntents.add(String(ruleId));
+  }
+}
+
+/** One run of the script: its reply as it came. */
+async function storeOnce(redis: Redis, input: StorePointInput, withIntents: ReadonlySet<string> | null): Promise<(string | number)[]> {
   const ms = input.at.getTime();
-  const reply = (await run(
+  return (await run(
     redis,
     [
       keys.device(input.deviceId),
@@ -132,9 +164,12 @@ export async function storePoint(redis: Redis, input: StorePointInput): Promise<
       input.deviceRate ? `${input.deviceRate.perSecond},${input.deviceRate.burst}` : '',
       input.notifyIntervalMs ?? 0,
       input.delivery ? `${input.delivery.id},${input.delivery.packetKey},${input.delivery.redelivered ? '1' : '0'}` : '',
-      ...input.ruleStates.flatMap((r) => [r.ruleId, r.state, intentsArg(r.onRaise), intentsArg(r.onClear)]),
+      ...ruleArgs(input.ruleStates, withIntents),
     ],
   )) as (string | number)[];
+}
+
+function resultOf(reply: (string | number)[]): StorePointResult {
   const [kind, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
   if (kind === 'dup') {
     return {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationRecord } from '../../common/contracts';
 import type { AlarmEdgeIntent } from '../../common/outbox-intents';
-import type { RuleEdge } from '../../store/store-point';
+import type { EdgeIntents, RuleEdge } from '../../store/store-point';
 import type { AlarmEdgeInput } from '../../common/twin-contracts';
 import { edgeState } from './threshold';
 import type { ThresholdRule } from './threshold-rules';
@@ -14,7 +14,7 @@ export const DEFAULT_SEVERITY = 'warning';
  * intents its edges write. A raise writes the notification at once (as threshold rules always
  * have) unless the rule waits `forSeconds` first, in which case its twin notifies once the
  * condition has held; both edges tell the twin, which keeps the alarm record and its timers.
- * Made before the store step, which writes the intents only on an edge: never per value.
+ * The intents are made only when the store step finds an edge (store/store-point.ts): never per value.
  */
 export function ruleEdgeOf(
   rule: ThresholdRule,
@@ -25,6 +25,17 @@ export function ruleEdgeOf(
 ): RuleEdge | null {
   const state = edgeState(rule, value);
   if (state === null) return null;
+  return { ruleId: rule.id, state, intents: () => edgeIntents(rule, deviceId, value, at, notificationOf) };
+}
+
+/** What a rule's raise and clear write for one value of `deviceId`. */
+function edgeIntents(
+  rule: ThresholdRule,
+  deviceId: string,
+  value: string,
+  at: string,
+  notificationOf: (rule: ThresholdRule, deviceId: string, value: string, at: string) => NotificationRecord,
+): EdgeIntents {
   const notification = notificationOf(rule, deviceId, value, at);
   const waits = (rule.forSeconds ?? 0) > 0;
   const edge = (kind: AlarmEdgeInput['edge']): AlarmEdgeIntent => ({
@@ -48,8 +59,6 @@ export function ruleEdgeOf(
     },
   });
   return {
-    ruleId: rule.id,
-    state,
     onRaise: waits
       ? [['alarm-edge', edge('raise')]]
       : [

@@ -19,7 +19,8 @@
 -- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
 --          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...},
---         or {'dup', projectId} for a delivery stored already (nothing written);
+--         or {'dup', projectId} for a delivery stored already (nothing written), or {'intents', rule ids...}
+--         for rules sent without the intents their edge now writes (nothing written);
 -- refuses with STORE:DEVICE_GONE, STORE:DEVICE_RATE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
@@ -49,6 +50,18 @@ if ARGV[19] ~= '' then
   if recorded(seen, id, 0) or (redelivered == '1' and recorded(seen, packetKey, 12)) then return {'dup', projectId} end
   deliveries = string.sub(id .. packetKey .. seen, 1, 24 * DELIVERY_RING)
 end
+-- Threshold rules sent without their intents ('?', store/store-point.ts: most values cross
+-- nothing): when one of them would flip its edge here, nothing is written and their ids come back,
+-- so the caller sends the value again with those rules' intents.
+local withoutIntents = {'intents'}
+for i = 20, #ARGV, 4 do
+  local state = ARGV[i + 1]
+  if state ~= '=' and (ARGV[i + 2] == '?' or ARGV[i + 3] == '?') then
+    local previous = redis.call('HGET', KEYS[6], ARGV[i])
+    if (state == '1' and previous ~= '1') or (state == '0' and previous == '1') then withoutIntents[#withoutIntents + 1] = ARGV[i] end
+  end
+end
+if #withoutIntents > 1 then return withoutIntents end
 -- A device's own values within its owner's plan rate (DESIGN §11): a token bucket in its state hash,
 -- refilled at the rate up to the burst, so values sent within the rate are never refused, even when
 -- they arrive together (a backlog the broker kept through an outage, a device's own buffer); an
@@ -159,12 +172,12 @@ local result = {'ok', projectId, status, wake, newer, superseded, acknowledged, 
 -- Threshold rules and their alarms (docs/alarms.md): quadruples of rule id; its state for this value,
 -- '1' inside the condition, '0' out past the clear threshold, '=' in the clear band (hysteresis:
 -- the state stays what it was); and the outbox intents a raise (0→1) and a clear (1→0) write,
--- each a JSON list of [type, payload JSON] ('' for none). Only edges write intents; a `notification`
+-- each a JSON list of [type, payload JSON] ('' for none, '?' for not sent: checked above). Only edges write intents; a `notification`
 -- intent at most once in ARGV[18] per rule and device (field `notified:{ruleId}`, the value's ms).
 for i = 20, #ARGV, 4 do
   local previous = redis.call('HGET', KEYS[6], ARGV[i])
   local state = ARGV[i + 1]
-  if state ~= '=' then redis.call('HSET', KEYS[6], ARGV[i], state) end
+  if state ~= '=' and state ~= previous then redis.call('HSET', KEYS[6], ARGV[i], state) end
   local intents = ''
   if state == '1' and previous ~= '1' then
     result[#result + 1] = ARGV[i]
