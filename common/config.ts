@@ -149,6 +149,12 @@ export const configSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Device Data Service <notifications@dds.local>'),
   /** Notification emails one account (the owner of the rule's project) may cause per UTC day (docs/limits.md "Email"). */
   EMAIL_DAILY_CAP_PER_ACCOUNT: z.coerce.number().int().min(1).default(100),
+  /** The largest firmware image an upload may carry (docs/jobs.md). */
+  FIRMWARE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 * 1024),
   /** The console's address, for the link of a verify email; the request's own origin when unset. */
   PUBLIC_URL: z.url().optional(),
   /** How long notification records and their index entries are kept (docs/limits.md "Notifications"). */

@@ -27,6 +27,8 @@ export const ERRORS = {
   NOTIFICATION_NOT_FOUND: { status: 404, message: 'Notification not found' },
   ALARM_NOT_FOUND: { status: 404, message: 'Alarm not found' },
   COMMAND_NOT_FOUND: { status: 404, message: 'Command not found' },
+  FIRMWARE_NOT_FOUND: { status: 404, message: 'Firmware image not found' },
+  JOB_NOT_FOUND: { status: 404, message: 'Job not found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   MEMBER_NOT_FOUND: { status: 404, message: 'Member not found' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state' },

@@ -139,6 +139,18 @@ export const keys = {
   templateWidgets: (templateId: string) => `template:${tag(templateId)}:${templateId}:widgets`,
   /** Ids of the devices made from or given a template: its deviceCount, and what a template delete waits on. */
   templateDevices: (templateId: string) => `template:${tag(templateId)}:${templateId}:devices`,
+  /** One job (Job in common/jobs.ts), JSON (store/jobs.ts); its keys below share its slot. */
+  job: (jobId: string) => `job:${tag(jobId)}:${jobId}`,
+  /** A job's targets, fixed when it starts, in the order it sends to them (a list of device ids). */
+  jobTargets: (jobId: string) => `job:${tag(jobId)}:${jobId}:targets`,
+  /** A job's per-device entries (JobDevice in common/jobs.ts), JSON by device id. */
+  jobDevices: (jobId: string) => `job:${tag(jobId)}:${jobId}:devices`,
+  /** What a job's devices last reported on `{root}/{id}/ota/status` (OtaReport in common/jobs.ts), JSON by device id. */
+  jobReports: (jobId: string) => `job:${tag(jobId)}:${jobId}:reports`,
+  /** Ids of a project's jobs, scored by creation (epoch ms). */
+  projectJobs: (projectId: string) => `project:${tag(projectId)}:${projectId}:jobs`,
+  /** A firmware download grant by SHA-256 of its token (store/ota-tokens.ts): image, device and job; expires with the job's TTL. */
+  otaToken: (tokenHash: string) => `ota-token:${tokenHash}`,
   /** One notification rule, stored as JSON (NotificationRule in contracts.ts). */
   rule: (ruleId: string) => `rule:${tag(ruleId)}:${ruleId}`,
   /** One dashboard widget, stored as JSON (Widget in store/widgets.ts); `config.label` labels its pin. */

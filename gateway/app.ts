@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './openapi/document';
 import { staticDashboard } from './http/static-dashboard';
 import { healthRoutes, type ReadinessCheck } from './routes/health';
 import { externalRestRoutes } from './external/rest-routes';
+import { firmwareDownloadRoutes } from './external/firmware-download';
 import { simpleRoutes } from './external/simple-routes';
 import { createSocketServer, type SocketServer } from './realtime/socket-server';
 import { adminRoutes } from './routes/admin';
@@ -27,6 +28,7 @@ import { verifyEmailRoutes } from './routes/verify-email';
 import { dataReadRoutes } from './routes/data-read';
 import { dataWriteRoutes } from './routes/data-write';
 import { deviceRoutes } from './routes/devices';
+import { firmwareRoutes } from './routes/firmware';
 import { lockRoutes } from './routes/locks';
 import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
@@ -76,6 +78,7 @@ const managementRouters = [
   notificationRoutes,
   alarmRoutes,
   commandRoutes,
+  firmwareRoutes,
   brokerRoutes,
 ];
 
@@ -116,6 +119,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.get('/openapi.json', (_req, res) => void res.json(openApi));
   app.use('/docs', docsUi());
   app.use('/external/api/v1', externalRestRoutes(through('external')));
+  app.use('/external/api', firmwareDownloadRoutes(components));
   app.use('/external/api', simpleRoutes(through('simple')));
   app.use(jsonBody);
 

@@ -7,11 +7,14 @@ import { createCommandStore } from './commands';
 import { createDeviceStore } from './devices';
 import { createDeviceSyncStore } from './device-sync';
 import { createEmailVerificationStore } from './email-verifications';
+import { createFirmwareStore } from './firmware';
 import { createIngestStore } from './ingest-store';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
+import { createOtaTokens } from './ota-tokens';
 import { createPinSeriesStore } from './pin-series';
+import { createPgFirmwareBlobs } from './pg/firmware-blobs';
 import type { Pool } from './pg/pool';
 import { createPinStore } from './pins';
 import { createProjectStore } from './projects';
@@ -60,6 +63,9 @@ export function createStores(
     }),
     sync: createDeviceSyncStore(redis),
     pinSeries,
+    firmware: createFirmwareStore(pool),
+    firmwareBlobs: createPgFirmwareBlobs(pool),
+    otaTokens: createOtaTokens(redis),
     pins: createPinStore(redis, pinSeries),
     rateLimits: createRateLimitStore(redis),
     loginThrottle: createLoginThrottleStore(redis),

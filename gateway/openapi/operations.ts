@@ -9,6 +9,7 @@ import * as verifyEmail from '../routes/verify-email';
 import * as dataRead from '../routes/data-read';
 import * as dataWrite from '../routes/data-write';
 import * as devices from '../routes/devices';
+import * as firmware from '../routes/firmware';
 import * as members from '../routes/members';
 import * as notifications from '../routes/notifications';
 import * as projects from '../routes/projects';
@@ -20,6 +21,7 @@ import * as restDevices from '../external/rest-devices';
 import * as restPins from '../external/rest-pins';
 import * as simple from '../external/simple-routes';
 import { notifyBody } from '../external/notify';
+import { downloadQuery } from '../external/firmware-download';
 import { batch, pinAndValue, pinValue } from '../external/pin-writes';
 import { createRuleBody, patchRuleBody } from '../schemas/rule';
 import { createTemplateBody, patchTemplateBody } from '../schemas/template';
@@ -54,6 +56,7 @@ const op = (
 const DEVICE: ErrorCode[] = ['DEVICE_NOT_FOUND', 'FORBIDDEN'];
 const PROJECT: ErrorCode[] = ['PROJECT_NOT_FOUND', 'FORBIDDEN'];
 const TEMPLATE: ErrorCode[] = ['TEMPLATE_NOT_FOUND', 'FORBIDDEN'];
+const FIRMWARE: ErrorCode[] = ['FIRMWARE_NOT_FOUND', 'FORBIDDEN'];
 const PIN: ErrorCode[] = [...DEVICE, 'INVALID_PIN'];
 const WRITE: ErrorCode[] = [...PIN, 'VALUE_TOO_LARGE', 'PIN_LOCKED'];
 /** A notificationId that is not a UUID falls through to the service's NOT_FOUND. */
@@ -207,6 +210,17 @@ export const OPERATIONS: Operation[] = [
   op('POST', '/api/v1/alarms/:alarmId/clear', 'Clear an alarm', 'bearer', { errors: ['ALARM_NOT_FOUND', 'FORBIDDEN'] }),
   op('GET', '/api/v1/devices/:deviceId/commands', "A device's recent commands", 'bearer', { query: commands.listQuery, errors: DEVICE }),
   op('GET', '/api/v1/commands/:commandId', 'Get a command', 'bearer', { errors: ['COMMAND_NOT_FOUND'] }),
+  op('POST', '/api/v1/firmware', 'Upload a firmware image (the body is the image, application/octet-stream)', 'bearer', {
+    query: firmware.uploadQuery,
+    ok: 201,
+    errors: [...PROJECT, 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  }),
+  op('GET', '/api/v1/firmware', "List a project's firmware images", 'bearer', { query: firmware.listQuery, errors: PROJECT }),
+  op('GET', '/api/v1/firmware/:firmwareId', 'Get a firmware image record', 'bearer', { errors: FIRMWARE }),
+  op('DELETE', '/api/v1/firmware/:firmwareId', 'Delete a firmware image', 'bearer', {
+    ok: 204,
+    errors: [...FIRMWARE, 'CONFLICT'],
+  }),
 
   op('GET', '/external/api/v1/devices', 'List devices', 'apiKey', { query: restDevices.listQuery }),
   op('GET', '/external/api/v1/devices/:deviceId', 'Get a device', 'apiKey', { errors: DEVICE }),
@@ -217,6 +231,11 @@ export const OPERATIONS: Operation[] = [
   op('PATCH', '/external/api/v1/devices/:deviceId/pins', 'Write several pins', 'apiKey', { body: batch, errors: WRITE }),
   op('GET', '/external/api/v1/devices/:deviceId/history/:pin', 'History of a pin', 'apiKey', { query: restPins.historyQuery, errors: PIN }),
   op('POST', '/external/api/v1/devices/:deviceId/notify', 'Send a notification', 'apiKey', { body: notifyBody, errors: DEVICE }),
+
+  op('GET', '/external/api/firmware/:firmwareId', "A device's firmware download (the token its OTA message carried)", 'none', {
+    query: downloadQuery,
+    errors: ['INVALID_TOKEN', 'FIRMWARE_NOT_FOUND'],
+  }),
 
   op('GET', '/external/api/get', 'Read a pin', 'token', { query: simple.pinQuery, errors: ['INVALID_PIN', 'PIN_NOT_FOUND'] }),
   op('GET', '/external/api/update', 'Write a pin', 'token', {
