@@ -8,8 +8,9 @@
  *            `offline` rule and one template `no_data` rule (BENCH_NO_DATA_S, 3600 s) made through
  *            the API. Each answer's time; the Temporal calls the gateway made (its metrics) until
  *            the outbox is empty, and the history events and actions added to BENCH_HISTORY_SAMPLE
- *            (50) twins; until every twin's `state` query shows both rules (BENCH_POLL_LANES,
- *            BENCH_LANES, 16, at a time); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
+ *            (50) twins; until the outbox is empty (every twin told), and until BENCH_APPLIED_SAMPLE
+ *            (200) twins' `state` queries show both rules (BENCH_POLL_LANES, BENCH_LANES, 16, at a
+ *            time); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
  *            the answers: until each one's offline notification. Baseline: a second project of as
  *            many devices of its own template gets one `offline` and one `no_data` device rule per
  *            device, BENCH_LANES requests at a time, measured the same way.
@@ -107,6 +108,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     await bringOnline(run, clients, [...fleet.onlineBefore, ...baseline.onlineBefore]);
     await ruleChange(run, fleet, baseline, clients, {
       pollLanes: envInt('BENCH_POLL_LANES', run.lanes),
+      appliedSample: envInt('BENCH_APPLIED_SAMPLE', 200),
       historySample: envInt('BENCH_HISTORY_SAMPLE', 50),
       noDataS: envInt('BENCH_NO_DATA_S', 3600),
     });

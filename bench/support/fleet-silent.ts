@@ -4,7 +4,8 @@
  * device must be notified offline exactly once, within its timeout + 2 s of its last value, and no
  * other device at all. The silent devices are picked among those never online before the
  * heartbeat change; a fifth of those that were (the change phase's sample, whose twins' liveness
- * watches wait at the old heartbeat) stop too, and are shown on their own line.
+ * watches started at the old heartbeat and must start again at the new one) stop too, and are
+ * shown on their own line.
  */
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -142,7 +143,8 @@ export async function silentDevices(run: FleetRun, fleet: Fleet, options: Silent
   const silentNotified = [...silent].filter((id) => perDevice.has(id));
   const duplicated = [...perDevice.values()].filter((times) => times.length > 1).length;
   const othersNotified = others.filter((id) => perDevice.has(id)).length;
-  const staleNotified = [...stale].filter((id) => perDevice.has(id)).length;
+  const staleNotified = [...stale].filter((id) => perDevice.has(id));
+  const staleDelays = summarize(staleNotified.map((id) => Math.min(...(perDevice.get(id) as number[])) - (values.lastSent.get(id) ?? NaN)));
   const delays = silentNotified.map((id) => Math.min(...(perDevice.get(id) as number[])) - (values.lastSent.get(id) ?? NaN));
   const bound = options.heartbeatS * 1000 + BOUND_SLACK_MS;
   const d = summarize(delays);
@@ -171,7 +173,7 @@ export async function silentDevices(run: FleetRun, fleet: Fleet, options: Silent
         'silent, online before the change',
         stale.size === 0
           ? 'none (no device was online before the heartbeat change)'
-          : `${staleNotified} of ${stale.size} notified within the window (their liveness watches wait at the heartbeat of then: docs/fleet.md)`,
+          : `${staleNotified.length} of ${stale.size} notified (want all: a shorter heartbeat starts their liveness watches again, docs/fleet.md); last value → notification max ${s(staleDelays.max)}`,
       ],
       [
         'last value → notification',
