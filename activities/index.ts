@@ -6,6 +6,7 @@ import { createMirrorActivities } from './mirror';
 import { createNotificationActivities } from './notifications';
 
 export type { ActivityDeps } from './deps';
+export { createJobActivities, type JobActivities, type JobActivityDeps } from './jobs';
 export { createRoomEmitter, type EmitToRooms } from './socket-events';
 
 /** Every activity of the device twin, bound to its dependencies. */

@@ -3,6 +3,8 @@
  * No Node imports here: the workflow bundle imports this file.
  */
 
+import type { Job } from './jobs';
+
 export const twinWorkflowId = (deviceId: string): string => `device-twin:${deviceId}`;
 
 /** The delivery workflow of one notification: one id per record, so a repeated hand-off is one delivery. */
@@ -208,6 +210,8 @@ export interface ServerToClientEvents {
   alarm: (alarm: Alarm & Sequenced) => void;
   /** A command after each change of state, to its device's and project's rooms. */
   command: (command: Command & Sequenced) => void;
+  /** A job after each change (state, counts), to its project's room (docs/jobs.md). */
+  job: (job: Job) => void;
   error: (event: SocketErrorEvent) => void;
 }
 

@@ -9,7 +9,9 @@ export type DeviceTopic =
   | { kind: 'status'; deviceId: string }
   | { kind: 'info'; deviceId: string }
   /** docs/commands.md: the device acknowledges a command by publishing its id here. */
-  | { kind: 'ack'; deviceId: string };
+  | { kind: 'ack'; deviceId: string }
+  /** docs/jobs.md: the device reports how a firmware update goes. */
+  | { kind: 'ota-status'; deviceId: string };
 
 export function parseDeviceTopic(topic: string, root: string): DeviceTopic | null {
   const parts = topic.split('/');
@@ -19,6 +21,7 @@ export function parseDeviceTopic(topic: string, root: string): DeviceTopic | nul
   if (parts.length === 3 && parts[2] === 'status') return { kind: 'status', deviceId };
   if (parts.length === 3 && parts[2] === 'info') return { kind: 'info', deviceId };
   if (parts.length === 3 && parts[2] === 'ack') return { kind: 'ack', deviceId };
+  if (parts.length === 4 && parts[2] === 'ota' && parts[3] === 'status') return { kind: 'ota-status', deviceId };
   return null;
 }
 
@@ -29,7 +32,13 @@ export function deviceTopicFilters(root: string, group: string): string[] {
     `$share/${group}/${root}/+/status`,
     `$share/${group}/${root}/+/info`,
     `$share/${group}/${root}/+/ack`,
+    `$share/${group}/${root}/+/ota/status`,
   ];
+}
+
+/** Where the service offers a device a firmware update (QoS 1, JSON; docs/jobs.md). */
+export function otaTopic(root: string, deviceId: string): string {
+  return `${root}/${deviceId}/ota`;
 }
 
 export function commandTopic(root: string, deviceId: string, pin: string): string {

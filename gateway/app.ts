@@ -29,6 +29,7 @@ import { dataReadRoutes } from './routes/data-read';
 import { dataWriteRoutes } from './routes/data-write';
 import { deviceRoutes } from './routes/devices';
 import { firmwareRoutes } from './routes/firmware';
+import { jobRoutes } from './routes/jobs';
 import { lockRoutes } from './routes/locks';
 import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
@@ -79,6 +80,7 @@ const managementRouters = [
   alarmRoutes,
   commandRoutes,
   firmwareRoutes,
+  jobRoutes,
   brokerRoutes,
 ];
 

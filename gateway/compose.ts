@@ -29,6 +29,7 @@ import { createWidgetLocks } from './devices/widget-locks';
 import { createStatusAhead } from './temporal/status-ahead';
 import { connectTemporal } from './temporal/temporal-deadline';
 import { createTwinClient } from './temporal/twin-client';
+import { createJobClient } from './temporal/job-client';
 
 /** The outbox connection's command deadline: above the relay's 1 s XREADGROUP block. */
 const OUTBOX_COMMAND_TIMEOUT_MS = 5_000;
@@ -171,6 +172,7 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
     logger,
     stores,
     twins,
+    jobRuns: createJobClient(client, config.TEMPORAL_TASK_QUEUE),
     ingest,
     broker,
     notify,

@@ -14,7 +14,8 @@ import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
 import { zaddWithin } from './quota-ledger';
 import { publishRulesChanged } from './rules-changed';
-import { type DeviceFilter, filtersRecord, filtersState, matchesRecord, matchesState } from './device-filter';
+import type { DeviceFilter } from './device-filter';
+import { selectDeviceIds } from './device-selection';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
@@ -213,25 +214,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
     /** Devices of the given projects, oldest first, filtered (DeviceFilter, store/device-filter.ts) and paged. */
     async list(projectIds: string[], query: DeviceListQuery): Promise<{ devices: DeviceWithState[]; total: number }> {
-      const idLists = await Promise.all(projectIds.map((p) => redis.zrange(keys.projectDevices(p), '0', '-1', 'WITHSCORES')));
-      const ordered = idLists
-        .flatMap((flat) => {
-          const pairs: { id: string; score: number }[] = [];
-          for (let i = 0; i < flat.length; i += 2) pairs.push({ id: flat[i] as string, score: Number(flat[i + 1]) });
-          return pairs;
-        })
-        .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))
-        .map((p) => p.id);
-
-      let ids = ordered;
-      if (filtersRecord(query)) {
-        const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags', 'templateId')));
-        ids = ids.filter((_, i) => matchesRecord(records[i] ?? [], query));
-      }
-      if (filtersState(query)) {
-        const states = await Promise.all(ids.map((id) => redis.hmget(keys.deviceState(id), 'status', 'firmwareVersion', 'lastSeen')));
-        ids = ids.filter((_, i) => matchesState(states[i] ?? [], query));
-      }
+      const ids = await selectDeviceIds(redis, projectIds, query);
       const start = 'offset' in query ? query.offset : (query.page - 1) * query.limit;
       const pageIds = ids.slice(start, start + query.limit);
       const rows = await Promise.all(pageIds.map((id) => redis.hgetall(keys.device(id))));

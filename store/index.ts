@@ -9,6 +9,7 @@ import { createDeviceSyncStore } from './device-sync';
 import { createEmailVerificationStore } from './email-verifications';
 import { createFirmwareStore } from './firmware';
 import { createIngestStore } from './ingest-store';
+import { createJobStore } from './jobs';
 import { createLoginThrottleStore } from './login-throttle';
 import { createMemberStore } from './members';
 import { createNotificationQueries } from './notification-queries';
@@ -66,6 +67,7 @@ export function createStores(
     firmware: createFirmwareStore(pool),
     firmwareBlobs: createPgFirmwareBlobs(pool),
     otaTokens: createOtaTokens(redis),
+    jobs: createJobStore(redis),
     pins: createPinStore(redis, pinSeries),
     rateLimits: createRateLimitStore(redis),
     loginThrottle: createLoginThrottleStore(redis),

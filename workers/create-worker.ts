@@ -1,9 +1,10 @@
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createActivities, createRoomEmitter } from '../activities';
+import { createActivities, createJobActivities, createRoomEmitter } from '../activities';
 import type { Config } from '../common/config';
 import type { Logger } from '../common/logger';
 import type { MqttClient } from '../common/mqtt';
 import type { Redis } from '../common/redis';
+import { createJobIngest } from './job-ingest';
 import { temporalLogger } from './temporal-logger';
 
 export interface TwinWorkerOptions {
@@ -27,17 +28,27 @@ export interface TwinWorkerOptions {
 export const DEFAULT_CACHED_TWINS = 2000;
 
 /**
- * The worker that runs the device twins and their activities. Tuning comes from the
+ * The worker that runs the device twins, the jobs (workflows/job/) and their activities. Tuning comes from the
  * environment: WORKER_MAX_CACHED_WORKFLOWS (sticky cache size; DEFAULT_CACHED_TWINS when unset),
  * WORKER_MAX_CONCURRENT_ACTIVITIES, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS; SHUTDOWN_GRACE_MS
  * bounds how long shutdown waits for running activities.
  */
 export async function createTwinWorker(options: TwinWorkerOptions): Promise<Worker> {
   const { config, connection, redis, mqtt, logger } = options;
+  const emit = createRoomEmitter(redis);
+  const jobLogger = logger.child({ component: 'job-activities' });
+  const jobActivities = createJobActivities({
+    redis,
+    mqtt,
+    emit,
+    logger: jobLogger,
+    topicRoot: config.MQTT_TOPIC_ROOT,
+    ingest: createJobIngest(config, redis, mqtt, jobLogger),
+  });
   const activities = createActivities({
     redis,
     mqtt,
-    emit: createRoomEmitter(redis),
+    emit,
     logger: logger.child({ component: 'twin-activities' }),
     topicRoot: config.MQTT_TOPIC_ROOT,
     smtpUrl: config.SMTP_URL,
@@ -56,7 +67,7 @@ export async function createTwinWorker(options: TwinWorkerOptions): Promise<Work
         workflowsPath: require.resolve('../workflows'),
         logger: temporalLogger(logger.child({ component: 'workflow-bundler' }), true),
       })),
-    activities,
+    activities: { ...activities, ...jobActivities },
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS ?? DEFAULT_CACHED_TWINS,
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

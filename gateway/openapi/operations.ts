@@ -23,6 +23,7 @@ import * as simple from '../external/simple-routes';
 import { notifyBody } from '../external/notify';
 import { downloadQuery } from '../external/firmware-download';
 import { batch, pinAndValue, pinValue } from '../external/pin-writes';
+import { createJobBody, jobDevicesQuery, jobListQuery } from '../schemas/job';
 import { createRuleBody, patchRuleBody } from '../schemas/rule';
 import { createTemplateBody, patchTemplateBody } from '../schemas/template';
 import { createWidgetBody, patchWidgetBody } from '../schemas/widget';
@@ -57,6 +58,7 @@ const DEVICE: ErrorCode[] = ['DEVICE_NOT_FOUND', 'FORBIDDEN'];
 const PROJECT: ErrorCode[] = ['PROJECT_NOT_FOUND', 'FORBIDDEN'];
 const TEMPLATE: ErrorCode[] = ['TEMPLATE_NOT_FOUND', 'FORBIDDEN'];
 const FIRMWARE: ErrorCode[] = ['FIRMWARE_NOT_FOUND', 'FORBIDDEN'];
+const JOB: ErrorCode[] = ['JOB_NOT_FOUND', 'FORBIDDEN'];
 const PIN: ErrorCode[] = [...DEVICE, 'INVALID_PIN'];
 const WRITE: ErrorCode[] = [...PIN, 'VALUE_TOO_LARGE', 'PIN_LOCKED'];
 /** A notificationId that is not a UUID falls through to the service's NOT_FOUND. */
@@ -217,10 +219,20 @@ export const OPERATIONS: Operation[] = [
   }),
   op('GET', '/api/v1/firmware', "List a project's firmware images", 'bearer', { query: firmware.listQuery, errors: PROJECT }),
   op('GET', '/api/v1/firmware/:firmwareId', 'Get a firmware image record', 'bearer', { errors: FIRMWARE }),
-  op('DELETE', '/api/v1/firmware/:firmwareId', 'Delete a firmware image', 'bearer', {
+  op('DELETE', '/api/v1/firmware/:firmwareId', 'Delete a firmware image no unfinished job uses', 'bearer', {
     ok: 204,
     errors: [...FIRMWARE, 'CONFLICT'],
   }),
+
+  op('POST', '/api/v1/jobs', 'Start a job: a command or a firmware update rolled out to devices', 'bearer', {
+    body: createJobBody,
+    ok: 201,
+    errors: PROJECT,
+  }),
+  op('GET', '/api/v1/jobs', "List a project's jobs, newest first", 'bearer', { query: jobListQuery, errors: PROJECT }),
+  op('GET', '/api/v1/jobs/:jobId', 'Get a job', 'bearer', { errors: JOB }),
+  op('GET', '/api/v1/jobs/:jobId/devices', "A job's devices and their states", 'bearer', { query: jobDevicesQuery, errors: JOB }),
+  op('POST', '/api/v1/jobs/:jobId/cancel', 'Cancel a job that has not ended', 'bearer', { errors: [...JOB, 'CONFLICT'] }),
 
   op('GET', '/external/api/v1/devices', 'List devices', 'apiKey', { query: restDevices.listQuery }),
   op('GET', '/external/api/v1/devices/:deviceId', 'Get a device', 'apiKey', { errors: DEVICE }),

@@ -18,11 +18,13 @@ export const uploadQuery = z.strictObject({
 });
 export const listQuery = z.strictObject({ projectId: z.uuid() });
 const uuid = z.uuid();
+/** The newest jobs of the project a delete looks through for one still using the image. */
+const JOBS_LOOKED_AT = 1000;
 
 /**
  * Firmware images (DESIGN §13, docs/jobs.md): viewers read the records; editors upload and delete.
  * The upload's body is the image itself (`application/octet-stream`, at most FIRMWARE_MAX_BYTES);
- * jobs that update devices to an image come next (docs/jobs.md).
+ * a delete is refused (409) while a job that is not finished updates devices to it.
  */
 export function firmwareRoutes({ config, stores }: Pick<RouteDeps, 'config' | 'stores'>): Router {
   const router = Router();
@@ -66,6 +68,10 @@ export function firmwareRoutes({ config, stores }: Pick<RouteDeps, 'config' | 's
 
   router.delete('/firmware/:firmwareId', async (req, res) => {
     const firmware = await firmwareFor(res, req.params.firmwareId, 'editor');
+    const jobs = await stores.jobs.list(firmware.projectId, JOBS_LOOKED_AT);
+    const using = jobs.find((job) => job.finishedAt === null && job.ota?.image.firmwareId === firmware.id);
+    if (using)
+      throw new AppError('CONFLICT', `Job ${using.id} (${using.state}) updates devices to this image; cancel it or wait for it to end`);
     await stores.firmware.remove(firmware.id);
     await stores.firmwareBlobs.remove(firmware.id);
     sendNoContent(res);

@@ -7,6 +7,7 @@ import type { CarryOutNow } from '../outbox/carry-out-now';
 import type { BrokerCredentials } from '../mqtt/broker-credentials';
 import type { SocketRevocations } from '../realtime/revocations';
 import type { TokenRotation } from '../devices/rotate-device-token';
+import type { JobClient } from '../temporal/job-client';
 import type { TwinClient } from '../temporal/twin-client';
 import type { WidgetLocks } from '../devices/widget-locks';
 
@@ -19,6 +20,8 @@ export interface RouteDeps {
   logger: Logger;
   stores: Stores;
   twins: TwinClient;
+  /** Starts and cancels jobs' workflows (docs/jobs.md). */
+  jobRuns: JobClient;
   ingest: Ingest;
   broker: BrokerCredentials;
   /** Takes rooms and sessions away from open Socket.IO connections on every node. */
