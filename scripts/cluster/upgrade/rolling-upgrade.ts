@@ -62,8 +62,12 @@ async function liveHistories(client: Client, deviceIds: string[]): Promise<Named
   );
 }
 
-/** The versioning rows: replay on the next build, the old twins' state, a new twin's branch. */
-async function versioningRows(ctx: ScenarioContext, client: Client, root: string): Promise<Row[]> {
+/**
+ * The versioning rows: replay on the next build, the load's twins (a run started before the first
+ * node was replaced must be on the old branch, one started after the last on the new; a run may
+ * continue-as-new meanwhile), a new device's twin on the new branch.
+ */
+async function versioningRows(ctx: ScenarioContext, client: Client, root: string, window: { from: number; to: number }): Promise<Row[]> {
   const deviceIds = ctx.load.devices.map((d) => d.record.id);
   const committed = await committedHistories();
   const live = await liveHistories(client, deviceIds);
@@ -79,7 +83,10 @@ async function versioningRows(ctx: ScenarioContext, client: Client, root: string
   const old = await Promise.all(deviceIds.map((id) => client.workflow.getHandle(twinWorkflowId(id)).describe()));
   const notRunning = old.filter((d) => d.status.name !== 'RUNNING').map((d) => `${d.workflowId} ${d.status.name}`);
   const retrying = old.filter((d) => (d.raw.pendingWorkflowTask?.attempt ?? 0) > 1).map((d) => d.workflowId);
-  const newBranch = old.filter((d) => d.memo?.build === NEXT_BUILD_MEMO.build).length;
+  const onNext = (d: (typeof old)[number]): boolean => d.memo?.build === NEXT_BUILD_MEMO.build;
+  const before = old.filter((d) => d.startTime.getTime() < window.from);
+  const since = old.filter((d) => d.startTime.getTime() > window.to);
+  const wrongBranch = before.filter(onNext).length + since.filter((d) => !onNext(d)).length;
 
   const projectId = (await ctx.load.api.must<{ id: string }>('POST', '/projects', { name: 'after the upgrade' }, 201)).id;
   const fresh = await ctx.load.api.device(projectId, 'after-upgrade');
@@ -92,13 +99,14 @@ async function versioningRows(ctx: ScenarioContext, client: Client, root: string
   const rollback = await replayFailures(workflowEntry(PROJECT_ROOT), [
     { workflowId: handle.workflowId, history: await handle.fetchHistory() },
   ]);
-  const twinsOk = !notRunning.length && !retrying.length && newBranch === 0 && freshBuild === NEXT_BUILD_MEMO.build;
+  const twinsOk = !notRunning.length && !retrying.length && wrongBranch === 0 && freshBuild === NEXT_BUILD_MEMO.build;
   const twinsRow: Row = {
     check: 'twins across the upgrade',
     verdict: twinsOk ? 'ok' : 'FAIL',
     figures:
-      `${old.length - notRunning.length} of ${old.length} twins started before it running on their old branch` +
-      `${notRunning.length ? ` (NOT running: ${notRunning.join(', ')})` : ''}${newBranch ? ` (${newBranch} on the new branch!)` : ''}, ` +
+      `${old.length - notRunning.length} of ${old.length} load twins running (${before.length} runs from before it, ` +
+      `${before.filter((d) => !onNext(d)).length} on the old branch; ${since.length} continued since, ${since.filter(onNext).length} on the new)` +
+      `${notRunning.length ? ` NOT running: ${notRunning.join(', ')};` : ''}${wrongBranch ? ` ${wrongBranch} on the wrong branch!` : ''}, ` +
       `${retrying.length ? `workflow task failing in ${retrying.join(', ')}` : 'no workflow task failing'}; ` +
       `a twin started after it: ${freshBuild === NEXT_BUILD_MEMO.build ? 'the new branch (memo build next)' : freshBuild}; ` +
       `today's build replaying that twin's history: ${rollback.length ? 'nondeterminism (a rollback would stall the new runs)' : 'replays'}`,
@@ -112,10 +120,12 @@ export const rollingUpgrade: Scenario = {
   async run(ctx) {
     const root = await makeNextBuild(ctx.cluster.dir);
     ctx.mark(`next build made in ${root}`);
+    const from = Date.now();
     for (const host of [...hostsOf('worker'), ...hostsOf('gateway')]) await replace(ctx, host.name, root);
+    const window = { from, to: Date.now() };
     const connection = await Connection.connect({ address: ctx.cluster.secrets.temporalAddress });
     try {
-      ctx.rows.push(...(await versioningRows(ctx, new Client({ connection }), root)));
+      ctx.rows.push(...(await versioningRows(ctx, new Client({ connection }), root, window)));
       ctx.mark('versioning checked');
     } finally {
       await connection.close();
