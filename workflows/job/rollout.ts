@@ -7,9 +7,9 @@ import type { JobCounts, JobRollout } from '../../common/jobs';
 /** Targets one dispatch sends to when the rollout sets no rate. */
 export const UNPACED_BATCH = 200;
 /**
- * Dispatches start at least this far apart under a rate: Temporal's timers fire about a second
- * late at the shortest (measured: a 250 ms wait took 1.09 s on the dev server), so a faster rate
- * is kept inside a dispatch, whose activity spaces its sends.
+ * Dispatches start at least this far apart under a rate: a turn of the workflow (a dispatch
+ * activity, a look and a 250 ms timer) took about 1.1 s on the loaded test machine, so a faster
+ * rate is kept inside a dispatch, whose activity spaces its sends.
  */
 const DISPATCH_EVERY_MS = 1_000;
 /** The closest two sends of a dispatch are spaced; a faster rate sends its dispatches in groups. */
