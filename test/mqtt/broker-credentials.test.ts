@@ -146,6 +146,35 @@ describe('broker credentials in the dynamic security plugin', () => {
     expect(commands).toEqual([`${root}/${device.id}/pin/V3/set=1`]);
   });
 
+  it("lets a device take its own OTA updates and report on them, not another device's (DESIGN §13)", async () => {
+    const [device, other] = [newDevice(), newDevice()];
+    await credentials.provision(device.id, device.token);
+    await credentials.provision(other.id, other.token);
+    const client = await connectDevice(device.id, device.token);
+    const updates: string[] = [];
+    client.on('message', (topic, payload) => updates.push(`${topic}=${payload.toString('utf8')}`));
+
+    await client.subscribeAsync(`${root}/${device.id}/ota`, { qos: 1 });
+    await expect(client.subscribeAsync(`${root}/${other.id}/ota`, { qos: 1 })).rejects.toMatchObject({
+      packet: { granted: [NOT_AUTHORIZED] },
+    });
+    await expect(client.publishAsync(`${root}/${other.id}/ota/status`, 'spoofed', { qos: 1 })).rejects.toMatchObject({
+      code: NOT_AUTHORIZED,
+    });
+    await expect(client.publishAsync(`${root}/${device.id}/ota`, 'spoofed', { qos: 1 })).rejects.toMatchObject({
+      code: NOT_AUTHORIZED,
+    });
+
+    await service.publishAsync(`${root}/${other.id}/ota`, '{"jobId":"not yours"}', { qos: 1 });
+    await service.publishAsync(`${root}/${device.id}/ota`, '{"jobId":"j1"}', { qos: 1 });
+    await until(() => (updates.length > 0 ? updates : undefined), 'an OTA update at the device');
+    expect(updates).toEqual([`${root}/${device.id}/ota={"jobId":"j1"}`]);
+
+    await client.publishAsync(`${root}/${device.id}/ota/status`, '{"jobId":"j1","state":"done"}', { qos: 1 });
+    await serviceGot(`${root}/${device.id}/ota/status`, '{"jobId":"j1","state":"done"}');
+    expect(received.filter((m) => m.payload === 'spoofed')).toEqual([]);
+  });
+
   it('drops the session and refuses the old password after changePassword', async () => {
     const device = newDevice();
     const renewed = `dt_${randomBytes(16).toString('hex')}`;
