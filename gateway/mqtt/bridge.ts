@@ -8,6 +8,7 @@ import type { MqttClient } from '../../common/mqtt';
 import { deviceTopicFilters, isLastWill, parseDeviceTopic } from '../../common/mqtt-topics';
 import type { Redis } from '../../common/redis';
 import type { Delivery } from '../../store/ingest-store';
+import { createJobStore } from '../../store/jobs';
 import { writeTwinMessage } from '../../store/twin-messages';
 import type { Ingest } from '../ingest/ingest';
 import type { StatusAhead } from '../temporal/status-ahead';
@@ -15,6 +16,7 @@ import { ackOnceHandled } from './acked-once-handled';
 import { deliveryOf } from './delivery';
 import type { DeviceRates } from './device-rates';
 import { payloadFits } from './message-limits';
+import { reportOtaStatus } from './ota-status';
 import { startQueueProbe } from './queue-probe';
 import { sharedBeat } from './shared-beat';
 
@@ -71,6 +73,7 @@ export function startMqttBridge(deps: BridgeDeps) {
   const counts = deps.metrics.mqtt;
   const subscribed = new Set<MqttClient>();
   const filters = deviceTopicFilters(deps.topicRoot, SHARE_GROUP);
+  const jobs = createJobStore(deps.redis);
   let stopped = false;
   let inFlight = 0;
   const beat = sharedBeat(deps.lingerMs);
@@ -126,6 +129,11 @@ export function startMqttBridge(deps: BridgeDeps) {
       // Commands (docs/commands.md): the payload is the command id; one of another device changes nothing.
       counts.handled();
       await deps.ingest.acknowledge(parsed.deviceId, text.trim());
+      return;
+    }
+    if (parsed.kind === 'ota-status') {
+      counts.handled();
+      await reportOtaStatus(jobs, parsed.deviceId, text);
       return;
     }
     const at = new Date().toISOString();
