@@ -6,8 +6,8 @@ import { luaScript } from './lua/load';
 import { intentArgs } from './outbox';
 import { devicesCovered, forgetEdgeState, parseRule } from './rule-records';
 
-/** Twins told per rules-changed intent the catch-up writes: one relay attempt tells them together, well within its deadline. */
-export const CATCH_UP_CHUNK = 100;
+/** Twins told per rules-changed intent the catch-up writes: told together in one relay attempt, and all told again when one of them fails. */
+export const CATCH_UP_CHUNK = 25;
 /** How long a change's catch-up is remembered as done: far longer than any relay retries it. */
 const CAUGHT_UP_TTL_S = 86_400;
 const CATCH_UP_ONCE = luaScript('catch-up-once-2');
