@@ -6,32 +6,20 @@
  * or an app's own write, acknowledges nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedis, type Redis } from '../../common/redis';
 import { keys } from '../../common/redis-keys';
 import { idInShardOf } from '../../common/shard-ids';
 import { createCommandStore, type StoredCommand } from '../../store/commands';
 import { storePoint } from '../../store/store-point';
-import { testConfig } from '../harness/config';
+import { fileRedis, storeDevice } from '../helpers/store-device';
 
-let redis: Redis;
+const redis = fileRedis('test-command-echo-first');
+
 const history = `test-echo-first-${randomUUID()}`;
 
-beforeAll(() => {
-  redis = createRedis(testConfig(), 'test-command-echo-first');
-});
-
-afterAll(async () => {
-  await redis.quit();
-});
-
-async function newDevice(): Promise<string> {
-  const deviceId = randomUUID();
-  await redis.hset(keys.device(deviceId), 'projectId', randomUUID());
-  return deviceId;
-}
+const newDevice = (): Promise<string> => storeDevice(redis());
 
 function store(deviceId: string, value: string, from: 'device' | 'app', command?: Omit<StoredCommand, 'projectId'>) {
-  return storePoint(redis, {
+  return storePoint(redis(), {
     deviceId,
     pin: 'V1',
     value,
@@ -64,22 +52,22 @@ function commandOf(deviceId: string, value: string): Omit<StoredCommand, 'projec
 }
 
 test('an echo stored before the move to sent acknowledges the command at that move', async () => {
-  const commands = createCommandStore(redis);
+  const commands = createCommandStore(redis());
   const deviceId = await newDevice();
   const command = commandOf(deviceId, '42');
   await store(deviceId, '42', 'app', command);
   await store(deviceId, '42', 'device');
   const moved = await commands.move(deviceId, command.id, 'sent');
   expect(moved?.command).toMatchObject({ state: 'acknowledged', sentAt: expect.any(String), acknowledgedAt: expect.any(String) });
-  expect(await redis.hget(keys.deviceState(deviceId), 'ack:V1')).toBeNull();
+  expect(await redis().hget(keys.deviceState(deviceId), 'ack:V1')).toBeNull();
 });
 
 test('without an echo the move leaves it sent and awaited; an equal value reported before the command acknowledges nothing', async () => {
-  const commands = createCommandStore(redis);
+  const commands = createCommandStore(redis());
   const deviceId = await newDevice();
   await store(deviceId, '7', 'device');
   const command = commandOf(deviceId, '7');
   await store(deviceId, '7', 'app', command);
   expect((await commands.move(deviceId, command.id, 'sent'))?.command.state).toBe('sent');
-  expect(JSON.parse((await redis.hget(keys.deviceState(deviceId), 'ack:V1')) as string)).toEqual({ commandId: command.id, value: '7' });
+  expect(JSON.parse((await redis().hget(keys.deviceState(deviceId), 'ack:V1')) as string)).toEqual({ commandId: command.id, value: '7' });
 });

@@ -4,30 +4,18 @@
  * its packet key only when the broker sent it again (DUP), since packet ids are reused.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { storePoint, type Delivery } from '../../store/store-point';
-import { testConfig } from '../harness/config';
+import { fileRedis, storeDevice } from '../helpers/store-device';
 
-let redis: Redis;
+const redis = fileRedis('test-delivery-once');
+
 const history = `test-delivery-${randomUUID()}`;
 
-beforeAll(() => {
-  redis = createRedis(testConfig(), 'test-delivery-once');
-});
-
-afterAll(async () => {
-  await redis.quit();
-});
-
-async function newDevice(): Promise<string> {
-  const deviceId = randomUUID();
-  await redis.hset(keys.device(deviceId), 'projectId', randomUUID());
-  return deviceId;
-}
+const newDevice = (): Promise<string> => storeDevice(redis());
 
 const store = (deviceId: string, value: string, delivery: Delivery) =>
-  storePoint(redis, {
+  storePoint(redis(), {
     deviceId,
     pin: 'V1',
     value,
@@ -43,7 +31,7 @@ const store = (deviceId: string, value: string, delivery: Delivery) =>
   });
 
 const storedValues = async (deviceId: string): Promise<string[]> =>
-  (await redis.xrange(streamOf(history, deviceId), '-', '+'))
+  (await redis().xrange(streamOf(history, deviceId), '-', '+'))
     .map(([, fields]) => String(fields[1]).split(' '))
     .filter((p) => p[1] === deviceId)
     .map((p) => p[3] as string);

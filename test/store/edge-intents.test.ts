@@ -5,28 +5,16 @@
  * an edge is sent again with that rule's intents, and nothing is written twice.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedis, type Redis } from '../../common/redis';
 import { keys, streamOf } from '../../common/redis-keys';
 import { type EdgeIntents, type RuleEdge, storePoint } from '../../store/store-point';
-import { testConfig } from '../harness/config';
+import { fileRedis, storeDevice } from '../helpers/store-device';
 
-let redis: Redis;
+const redis = fileRedis('test-edge-intents');
+
 /** A history stream of the device's own. */
 const history = (deviceId: string): string => `test-edges-${deviceId}`;
 
-beforeAll(() => {
-  redis = createRedis(testConfig(), 'test-edge-intents');
-});
-
-afterAll(async () => {
-  await redis.quit();
-});
-
-async function newDevice(): Promise<string> {
-  const deviceId = randomUUID();
-  await redis.hset(keys.device(deviceId), 'projectId', randomUUID());
-  return deviceId;
-}
+const newDevice = (): Promise<string> => storeDevice(redis());
 
 /** A rule edge whose intents name the rule and count how often they were made; `made` runs before they are returned. */
 function edge(ruleId: string, state: RuleEdge['state'], made: () => Promise<void> | void = () => undefined) {
@@ -40,7 +28,7 @@ function edge(ruleId: string, state: RuleEdge['state'], made: () => Promise<void
 }
 
 const store = (deviceId: string, value: string, ruleStates: RuleEdge[]) =>
-  storePoint(redis, {
+  storePoint(redis(), {
     deviceId,
     pin: 'V1',
     value,
@@ -55,7 +43,7 @@ const store = (deviceId: string, value: string, ruleStates: RuleEdge[]) =>
   });
 
 const written = async (deviceId: string): Promise<string[]> =>
-  (await redis.xrange(streamOf(keys.outbox(deviceId), deviceId), '-', '+')).map(([, fields]) => String(fields[3]));
+  (await redis().xrange(streamOf(keys.outbox(deviceId), deviceId), '-', '+')).map(([, fields]) => String(fields[3]));
 
 test('values that flip no edge never make their rules intents; a crossing makes only its rule intents, and writes them once', async () => {
   const deviceId = await newDevice();
@@ -78,7 +66,7 @@ test('values that flip no edge never make their rules intents; a crossing makes 
   expect(hot.counted.made).toBe(1);
   expect(quiet.map((q) => q.counted.made)).toEqual([0, 0, 0, 0, 0]);
   expect(await written(deviceId)).toEqual([JSON.stringify({ raised: hot.counted.ruleId })]);
-  const points = await redis.xrange(streamOf(history(deviceId), deviceId), '-', '+');
+  const points = await redis().xrange(streamOf(history(deviceId), deviceId), '-', '+');
   expect(points).toHaveLength(4);
 
   const again = edge(hot.counted.ruleId, '1');
@@ -95,10 +83,10 @@ test('values that flip no edge never make their rules intents; a crossing makes 
 test('an edge flipped by another node between two sends is found, and the last send carries every intent', async () => {
   const deviceId = await newDevice();
   const other = edge(randomUUID(), '0');
-  await redis.hset(keys.deviceRuleState(deviceId), other.counted.ruleId, '0');
+  await redis().hset(keys.deviceRuleState(deviceId), other.counted.ruleId, '0');
   // While this value's crossing intents are made, another node's value raises the other rule.
   const hot = edge(randomUUID(), '1', () => {
-    void redis.hset(keys.deviceRuleState(deviceId), other.counted.ruleId, '1');
+    void redis().hset(keys.deviceRuleState(deviceId), other.counted.ruleId, '1');
   });
   const result = await store(deviceId, '90', [hot.edge, other.edge]);
   expect(result.crossed).toEqual([hot.counted.ruleId]);
@@ -107,5 +95,5 @@ test('an edge flipped by another node between two sends is found, and the last s
     JSON.stringify({ raised: hot.counted.ruleId }),
     JSON.stringify({ cleared: other.counted.ruleId }),
   ]);
-  expect(await redis.hmget(keys.deviceRuleState(deviceId), hot.counted.ruleId, other.counted.ruleId)).toEqual(['1', '0']);
+  expect(await redis().hmget(keys.deviceRuleState(deviceId), hot.counted.ruleId, other.counted.ruleId)).toEqual(['1', '0']);
 });
