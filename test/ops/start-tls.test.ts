@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createLogger } from '../../common/logger';
 import { stopLeftovers } from '../../scripts/start/leftovers';
+import { startLocalServers } from '../../scripts/start/local-servers';
 import { ensureTemporalCli } from '../../scripts/temporal-cli';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
 import { connectAsDevice, createDevice, createProject, registerUser } from '../helpers/fixtures';
@@ -70,3 +71,12 @@ test('MQTT_TLS=1 npm start serves MQTT over TLS with a local CA it names, and a 
   node.child.kill('SIGINT');
   expect(await node.exited).toBe(0);
 }, 120_000);
+
+test('MQTT_TLS is 0 or 1, and 1 with MQTT_URL (a broker of the operator) stops the start before any server starts', async () => {
+  const logger = createLogger('silent', 'test');
+  const owner = { spawned: () => undefined };
+  await expect(startLocalServers(dir, { MQTT_TLS: 'yes' }, owner, logger)).rejects.toThrow(/MQTT_TLS: 0 or 1/);
+  await expect(startLocalServers(dir, { MQTT_TLS: '1', MQTT_URL: 'mqtt://broker.example:1883' }, owner, logger)).rejects.toThrow(
+    /MQTT_TLS: 1 gives npm start's own broker a TLS listener; MQTT_URL names a broker of yours/,
+  );
+});
