@@ -1,11 +1,11 @@
 /**
  * The build a rolling upgrade rolls out (docs/cluster.md, "rolling-upgrade"): a copy of today's
- * `dist/` in the run's directory whose workflow entry is the changed twin (next-workflows.ts,
- * compiled with the rest of scripts/), so its gateways and workers run from a tree of their own as
- * a deployed new release would. And the replay check of docs/workflow-versioning.md for it:
- * histories run through a build's workflow bundle.
+ * `dist/` in the run's directory whose workflow entry is today's with the changed twin
+ * (next-twin.ts, compiled with the rest of scripts/) in place of today's, so its gateways and
+ * workers run from a tree of their own as a deployed new release would. And the replay check of
+ * docs/workflow-versioning.md for it: histories run through a build's workflow bundle.
  */
-import { cp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { PROJECT_ROOT } from '../wait';
@@ -13,10 +13,18 @@ import { PROJECT_ROOT } from '../wait';
 /** The workflow entry of a build rooted at `root` (today's: PROJECT_ROOT). */
 export const workflowEntry = (root: string): string => join(root, 'dist', 'workflows', 'index.js');
 
-/** Copies dist/ to `<runDir>/next-build/dist` with the changed twin as its workflow entry; returns the build's root. */
+/** A workflow entry (CommonJS): every workflow `today` exports, with `deviceTwin` taken from `nextTwin` instead. */
+export function nextEntry(today: string, nextTwin: string): string {
+  return (
+    '"use strict";\n// The next build: today\'s workflows, the twin replaced by scripts/cluster/upgrade/next-twin.ts.\n' +
+    `module.exports = { ...require(${JSON.stringify(today)}), ...require(${JSON.stringify(nextTwin)}) };\n`
+  );
+}
+
+/** Copies dist/ to `<runDir>/next-build/dist` with the changed twin in its workflow entry; returns the build's root. */
 export async function makeNextBuild(runDir: string): Promise<string> {
   const root = join(runDir, 'next-build');
-  const compiled = join(PROJECT_ROOT, 'dist', 'scripts', 'cluster', 'upgrade', 'next-workflows.js');
+  const compiled = join(PROJECT_ROOT, 'dist', 'scripts', 'cluster', 'upgrade', 'next-twin.js');
   await readFile(compiled).catch(() => {
     throw new Error(`${compiled} is missing: compile first (tsc -p tsconfig.build.json)`);
   });
@@ -24,11 +32,8 @@ export async function makeNextBuild(runDir: string): Promise<string> {
   await cp(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
   await symlink(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   await rm(`${workflowEntry(root)}.map`, { force: true });
-  await writeFile(
-    workflowEntry(root),
-    '"use strict";\n// The next build: the changed twin of scripts/cluster/upgrade/next-workflows.ts.\n' +
-      "module.exports = require('../scripts/cluster/upgrade/next-workflows');\n",
-  );
+  await rename(workflowEntry(root), join(root, 'dist', 'workflows', 'today.js'));
+  await writeFile(workflowEntry(root), nextEntry('./today', '../scripts/cluster/upgrade/next-twin'));
   return root;
 }
 
