@@ -98,6 +98,8 @@ export const configSchema = z.object({
   MQTT_SESSION_EXPIRY_S: z.coerce.number().int().min(0).max(4_294_967_295).default(86_400),
   MQTT_DYNSEC_USERNAME: z.string().optional(),
   MQTT_DYNSEC_PASSWORD: z.string().optional(),
+  /** How devices log in (docs/broker-credentials.md): the broker's device plugin reading Redis, or an account each in dynamic security. */
+  MQTT_DEVICE_AUTH: z.enum(['plugin', 'dynsec']).default('plugin'),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** Names the outbox and history streams too; no braces, so their shard's hash tag is the only one (docs/architecture.md "Redis Cluster"). */

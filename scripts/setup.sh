@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the project runnable: npm packages, then redis-server, mosquitto and mosquitto_ctrl, and
-# PostgreSQL's initdb/pg_ctl/postgres (history).
+# Makes the project runnable: npm packages, then redis-server, mosquitto and mosquitto_ctrl,
+# PostgreSQL's initdb/pg_ctl/postgres (history), and the broker's device plugin.
 # Idempotent and quick when everything is present. The Temporal CLI is installed on first use
 # by scripts/temporal-cli.ts.
 set -euo pipefail
@@ -67,6 +67,21 @@ fi
 if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
   say "missing haproxy; installing Debian's haproxy with apt-get"
   apt_install haproxy
+fi
+
+# The broker plugin that logs devices in against Redis (docs/broker-credentials.md): built with
+# gcc into .tools/ from deploy/mosquitto-plugin/, again only when its source is newer.
+plugin_src=deploy/mosquitto-plugin/dds_device_auth.c
+plugin_so=.tools/mosquitto/dds_device_auth.so
+if [ ! -f "$plugin_so" ] || [ "$plugin_src" -nt "$plugin_so" ]; then
+  if ! command -v gcc >/dev/null 2>&1 || [ ! -f /usr/include/mosquitto_broker.h ] || [ ! -f /usr/include/mosquitto.h ] ||
+    [ ! -f /usr/include/hiredis/hiredis.h ] || [ ! -f /usr/include/cjson/cJSON.h ] || [ ! -f /usr/include/openssl/sha.h ]; then
+    say "missing what the broker plugin builds with; installing gcc and the mosquitto, hiredis, cjson and openssl headers with apt-get"
+    apt_install gcc libc6-dev mosquitto-dev libmosquitto-dev libhiredis-dev libcjson-dev libssl-dev
+  fi
+  say "building $plugin_so"
+  mkdir -p .tools/mosquitto
+  gcc -O2 -Wall -Wextra -Werror -fPIC -shared -o "$plugin_so" "$plugin_src" -lhiredis -lcjson -lcrypto
 fi
 
 say "ok"

@@ -1,5 +1,6 @@
 import type { Config } from '../../common/config';
 import type { Logger } from '../../common/logger';
+import { checkDeviceId, createDevicePluginCredentials } from './device-plugin-credentials';
 import { connectDynsecClient, type DynsecClient, type DynsecCommand, throwOnError } from './dynsec-client';
 
 /**
@@ -76,12 +77,6 @@ function deviceRole(topicRoot: string, deviceId: string): { rolename: string; ac
       deny('publishClientReceive'),
     ],
   };
-}
-
-function checkDeviceId(deviceId: string): void {
-  if (deviceId === '' || /[/+#\0]/.test(deviceId)) {
-    throw new Error(`device id ${JSON.stringify(deviceId)} cannot be an MQTT username and topic level`);
-  }
 }
 
 /** Runs tasks for one key one after another, so multi-step changes to a device never interleave. */
@@ -165,7 +160,10 @@ export async function createBrokerCredentials(options: BrokerCredentialsOptions)
   return dynsecCredentials(dynsec, options.topicRoot, options.logger);
 }
 
-/** Dynamic security provisioning when MQTT_DYNSEC_USERNAME and MQTT_DYNSEC_PASSWORD are set (DESIGN §6). */
+/**
+ * With MQTT_DYNSEC_USERNAME and MQTT_DYNSEC_PASSWORD set (DESIGN §6): the broker's device plugin
+ * (MQTT_DEVICE_AUTH=plugin, the default) or an account per device in dynamic security (`dynsec`).
+ */
 export async function brokerCredentialsFromConfig(config: Config, logger: Logger): Promise<BrokerCredentials> {
   const { MQTT_DYNSEC_USERNAME: username, MQTT_DYNSEC_PASSWORD: password } = config;
   if (username === undefined && password === undefined) {
@@ -175,6 +173,6 @@ export async function brokerCredentialsFromConfig(config: Config, logger: Logger
   if (username === undefined || password === undefined) {
     throw new Error('MQTT_DYNSEC_USERNAME and MQTT_DYNSEC_PASSWORD must be set together');
   }
-  const topicRoot = config.MQTT_TOPIC_ROOT;
-  return createBrokerCredentials({ url: config.MQTT_URL, username, password, topicRoot, logger });
+  const options = { url: config.MQTT_URL, username, password, topicRoot: config.MQTT_TOPIC_ROOT, logger };
+  return config.MQTT_DEVICE_AUTH === 'plugin' ? createDevicePluginCredentials(options) : createBrokerCredentials(options);
 }

@@ -3,8 +3,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { withDeadline } from '../../common/deadline';
 import type { Logger } from '../../common/logger';
 
-const CONTROL_TOPIC = '$CONTROL/dynamic-security/v1';
-const RESPONSE_TOPIC = `${CONTROL_TOPIC}/response`;
+const DYNSEC_TOPIC = '$CONTROL/dynamic-security/v1';
 
 export type DynsecCommand = { command: string } & Record<string, unknown>;
 
@@ -52,6 +51,8 @@ export interface DynsecClientOptions {
   logger: Logger;
   /** How long a command waits for the plugin's answer (default 1.5 s), so a hung broker is a fast 503. */
   timeoutMs?: number;
+  /** The plugin's control topic: dynamic security's by default; the device plugin's speaks the same protocol. */
+  controlTopic?: string;
 }
 
 export interface DynsecClient {
@@ -97,6 +98,8 @@ function parseResponses(payload: Buffer): WireResponse[] {
  */
 export async function connectDynsecClient(options: DynsecClientOptions): Promise<DynsecClient> {
   const timeoutMs = options.timeoutMs ?? 1500;
+  const controlTopic = options.controlTopic ?? DYNSEC_TOPIC;
+  const responseTopic = `${controlTopic}/response`;
   const prefix = randomUUID();
   const pending = new Map<string, Pending>();
   let sequence = 0;
@@ -122,7 +125,7 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
   };
 
   mqtt.on('message', (topic, payload) => {
-    if (topic !== RESPONSE_TOPIC) return;
+    if (topic !== responseTopic) return;
     let responses: WireResponse[];
     try {
       responses = parseResponses(payload);
@@ -142,7 +145,7 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
   mqtt.on('error', (err) => options.logger.warn({ err: err.message }, 'dynamic security connection error'));
 
   try {
-    await mqtt.subscribeAsync(RESPONSE_TOPIC, { qos: 0 });
+    await mqtt.subscribeAsync(responseTopic, { qos: 0 });
   } catch (err) {
     await mqtt.endAsync(true);
     throw err;
@@ -155,8 +158,8 @@ export async function connectDynsecClient(options: DynsecClientOptions): Promise
     const tagged = commands.map((command) => ({ ...command, correlationData: `${prefix}:${++sequence}` }));
     const answers = Promise.all(tagged.map((c) => answerTo(c.correlationData)));
     answers.catch(() => undefined);
-    const published = mqtt.publishAsync(CONTROL_TOPIC, JSON.stringify({ commands: tagged }), { qos: 1 }).catch((err: Error) => {
-      throw new DynsecUnavailableError(`publishing to ${CONTROL_TOPIC} failed: ${err.message}`);
+    const published = mqtt.publishAsync(controlTopic, JSON.stringify({ commands: tagged }), { qos: 1 }).catch((err: Error) => {
+      throw new DynsecUnavailableError(`publishing to ${controlTopic} failed: ${err.message}`);
     });
     try {
       return await withDeadline(

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { join } from 'node:path';
 import { findExecutable } from './find-executable';
 
 const PLUGIN_FILE = 'mosquitto_dynamic_security.so';
@@ -28,6 +29,27 @@ export function findDynsecPlugin(): string {
   const found = KNOWN_PLUGIN_PATHS.find((path) => existsSync(path)) ?? fromDpkg();
   if (!found) throw new Error(`${PLUGIN_FILE} not found (looked in ${KNOWN_PLUGIN_PATHS.join(', ')} and dpkg -L mosquitto)`);
   return found;
+}
+
+/** The device plugin scripts/setup.sh builds (deploy/mosquitto-plugin/dds_device_auth.c, docs/broker-credentials.md). */
+export function findDeviceAuthPlugin(): string {
+  // The repository root is two levels up from scripts/dev-servers, three from dist/scripts/dev-servers.
+  const candidates = ['../..', '../../..'].map((up) => join(__dirname, up, '.tools/mosquitto/dds_device_auth.so'));
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`${candidates[0]} not found; run \`npm run setup\` to build the broker's device plugin`);
+  return found;
+}
+
+/**
+ * The device plugin's settings: the Redis servers holding devices (host:port, each may be a
+ * Redis Cluster node), the topic root (`+`: any, for a broker shared by tests with their own
+ * roots) and the admin allowed to drop a device's session.
+ */
+export interface DeviceAuth {
+  plugin: string;
+  redis: string[];
+  topicRoot: string;
+  admin: string;
 }
 
 /** The mosquitto binary: on PATH, or in an sbin directory that a normal user's PATH often lacks. */
@@ -71,7 +93,9 @@ export function mosquittoConf(options: {
   maxQueuedMessages?: number | null;
   persistenceDir?: string;
   tls?: MosquittoTls;
+  deviceAuth?: DeviceAuth;
 }): string {
+  const auth = options.deviceAuth;
   const maxQueued = options.maxQueuedMessages === undefined ? MAX_QUEUED_MESSAGES : options.maxQueuedMessages;
   return [
     'per_listener_settings false',
@@ -87,6 +111,14 @@ export function mosquittoConf(options: {
     'set_tcp_nodelay true',
     `max_packet_size ${MAX_PACKET_BYTES}`,
     ...(maxQueued === null ? [] : [`max_queued_messages ${maxQueued}`]),
+    ...(auth
+      ? [
+          `plugin ${auth.plugin}`,
+          `plugin_opt_redis ${auth.redis.join(',')}`,
+          `plugin_opt_topic_root ${auth.topicRoot}`,
+          `plugin_opt_admin ${auth.admin}`,
+        ]
+      : []),
     `plugin ${options.plugin}`,
     `plugin_opt_config_file ${options.dynsecFile}`,
     ...(options.tls

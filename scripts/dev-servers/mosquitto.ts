@@ -7,7 +7,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { sendDynsecCommands, serviceAccountCommands } from './dynsec';
 import { freePort, onFreePort } from './free-port';
 import { keptPasswords, newPasswords } from './mosquitto-accounts';
-import { findDynsecPlugin, findMosquitto, mosquittoConf } from './mosquitto-config';
+import { findDeviceAuthPlugin, findDynsecPlugin, findMosquitto, mosquittoConf } from './mosquitto-config';
 import { bootServer, poll, spawnServer, type ServerOwner } from './server-process';
 
 export interface MosquittoServer {
@@ -48,6 +48,12 @@ export interface MosquittoOptions {
   persistent?: boolean;
   /** A second listener, MQTT over TLS on a free port, presenting this certificate (mosquittoConf). */
   tls?: { certFile: string; keyFile: string };
+  /**
+   * Devices log in against these Redis servers (host:port) through the device plugin
+   * (docs/broker-credentials.md), under this topic root (`+`: any); without it, only accounts of
+   * the dynamic security plugin log in.
+   */
+  deviceAuth?: { redis: string[]; topicRoot: string };
 }
 
 async function initDynsec(dynsecFile: string, password: string): Promise<void> {
@@ -85,6 +91,7 @@ export async function startMosquitto(options: MosquittoOptions): Promise<Mosquit
         maxQueuedMessages: options.maxQueuedMessages,
         ...(options.persistent ? { persistenceDir: workDir } : {}),
         ...(options.tls && tlsPort ? { tls: { port: tlsPort, ...options.tls } } : {}),
+        ...(options.deviceAuth ? { deviceAuth: { ...options.deviceAuth, plugin: findDeviceAuthPlugin(), admin: DYNSEC_USERNAME } } : {}),
       }),
       { mode: 0o600 },
     );

@@ -41,6 +41,12 @@ function listening(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The Redis (host:port) the broker's device plugin reads devices from: the service's own, or a node of its Redis Cluster. */
+function deviceRedis(env: NodeJS.ProcessEnv): string {
+  const node = env.REDIS_CLUSTER_NODES?.split(',')[0];
+  return node || new URL(env.REDIS_URL || 'redis://127.0.0.1:6379').host;
+}
+
 /**
  * Starts the servers `env` does not point at, each keeping its data in `dataDir` and owned by
  * `owner` (tied to this process, recorded): a Temporal dev server on data/temporal.db unless
@@ -91,6 +97,7 @@ export async function startLocalServers(
       dataDir: join(dataDir, 'mosquitto'),
       owner,
       ...(certificates ? { tls: { certFile: certificates.certFile, keyFile: certificates.keyFile } } : {}),
+      deviceAuth: { redis: [deviceRedis(env)], topicRoot: env.MQTT_TOPIC_ROOT || 'dds' },
     });
     stops.push(broker.stop);
     if (certificates && broker.tlsUrl) {

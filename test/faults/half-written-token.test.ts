@@ -18,7 +18,7 @@ let projectId: string;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  broker = await ownMosquitto();
+  broker = await ownMosquitto({ redisUrl: redis.env.REDIS_URL });
   stack = await startStack({ overrides: { ...redis.env, ...broker.env } });
   owner = await registerUser(stack.request);
   projectId = (await createProject(stack.request, owner)).id;

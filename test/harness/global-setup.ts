@@ -13,12 +13,18 @@ import { PROJECT_ROOT, TEMP_DIR_PREFIX } from './state';
 export default async function globalSetup(): Promise<void> {
   await reapCrashedRuns();
   const dir = await mkdtemp(join(tmpdir(), TEMP_DIR_PREFIX));
+  const redisStarted = startRedis({ dir });
+  const clusterStarted = startRedisCluster({ dir });
+  // Devices log in against the Redis their test file writes to, whichever of the two it is.
+  const mqttStarted = Promise.all([redisStarted, clusterStarted]).then(([single, nodes]) =>
+    startMosquitto({ dir, deviceAuth: { redis: [new URL(single.url).host, nodes.nodes.split(',')[0] ?? ''], topicRoot: '+' } }),
+  );
   const [redis, mqtt, temporal, postgres, cluster] = await Promise.allSettled([
-    startRedis({ dir }),
-    startMosquitto({ dir }),
+    redisStarted,
+    mqttStarted,
     startTemporal({ dir, projectRoot: PROJECT_ROOT }),
     startPostgres({ dir }),
-    startRedisCluster({ dir }),
+    clusterStarted,
   ]);
   if (
     redis.status === 'rejected' ||

@@ -152,14 +152,19 @@ export async function ownDurableTemporal(): Promise<RestartableServer> {
  * restart on the same port); `maxQueuedMessages` as in scripts/dev-servers/mosquitto-config.ts;
  * `persistent`: its sessions and queues survive a restart too, as in a deployment; `tls`: a second
  * listener, MQTT over TLS with that certificate, whose URL the env gives as PUBLIC_MQTT_URL (the
- * address devices use).
+ * address devices use). Devices log in through the device plugin against the run's Redis and
+ * Redis Cluster, or `redisUrl` (a file's own Redis).
  */
 export async function ownMosquitto(
-  options: { maxQueuedMessages?: number | null; persistent?: boolean; tls?: { certFile: string; keyFile: string } } = {},
+  options: { maxQueuedMessages?: number | null; persistent?: boolean; tls?: { certFile: string; keyFile: string }; redisUrl?: string } = {},
 ): Promise<RestartableServer> {
   const base = await tempDir();
+  const redis = options.redisUrl
+    ? [options.redisUrl]
+    : [process.env.REDIS_URL ?? '', `redis://${process.env.DDS_TEST_REDIS_CLUSTER_NODES?.split(',')[0]}`];
   let current = await startMosquitto({
     dir: base,
+    deviceAuth: { redis: redis.map((url) => new URL(url).host), topicRoot: '+' },
     maxQueuedMessages: options.maxQueuedMessages,
     persistent: options.persistent ?? false,
     ...(options.tls ? { tls: options.tls } : {}),

@@ -24,7 +24,7 @@ let client: MqttClient;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  broker = await ownMosquitto({ maxQueuedMessages: 10 });
+  broker = await ownMosquitto({ maxQueuedMessages: 10, redisUrl: redis.env.REDIS_URL });
   stack = await startStack({ overrides: { ...redis.env, ...broker.env, MQTT_INGEST_IN_FLIGHT: '1' } });
   const owner = await registerUser(stack.request);
   const projectId = (await createProject(stack.request, owner)).id;
