@@ -4,14 +4,17 @@
  *
  * A username that is a device id (a UUID) logs in when the SHA-256 of its password is the
  * device's staged token hash, or else its token hash (HMGET device:{s<k>}:<id>, the key of
- * common/redis-keys.ts); Redis not answering refuses it. A device Redis does not know, and any
- * other username (the service, the dynamic-security admin), is left to the next plugin. Adding a device is writing its Redis record: the broker stores nothing.
+ * common/redis-keys.ts). The Redis servers listed are asked in turn until one knows the device;
+ * when none does and one did not answer, the device is refused; when every one answered that it
+ * does not know it, it is left to the next plugin, as is any other username (the service, the
+ * dynamic-security admin). Adding a device is writing its Redis record: the broker stores nothing.
  * The admin named by plugin_opt_admin publishes {"commands":[{"command":"kickClient",
  * "username":…,"correlationData":…}]} on $CONTROL/dds-device-auth/v1 to drop a device's session.
  *
- * Options: plugin_opt_redis host:port (a Redis Cluster node is fine: MOVED is followed; a comma
- * list reads each in turn, for a test broker shared by a Redis and a Redis Cluster),
- * plugin_opt_topic_root (default dds; `+` takes any first level), plugin_opt_admin.
+ * Options: plugin_opt_redis host:port[,host:port…] (Redis Cluster nodes are fine: MOVED is
+ * followed, so list a few seeds; a test broker lists a Redis and a Redis Cluster),
+ * plugin_opt_topic_root (default dds; `+` takes any first level), plugin_opt_admin (default: the
+ * environment's MQTT_DYNSEC_USERNAME, as in docker-compose.yml).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -130,13 +133,14 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
 	char key[80], given[65];
 	snprintf(key, sizeof(key), "device:{s%u}:%s", shard_of(ed->username), ed->username);
 	sha256_hex(ed->password, given);
+	int unanswered = 0;
 	for(int i = 0; i < source_count; i++){
 		redisReply *reply = device_hashes(&sources[i], key);
 		if(reply == NULL || reply->type != REDIS_REPLY_ARRAY || reply->elements != 2){
-			mosquitto_log_printf(MOSQ_LOG_WARNING, "dds_device_auth: no answer from Redis %s:%d, device %s refused", sources[i].host,
-					sources[i].port, ed->username);
+			mosquitto_log_printf(MOSQ_LOG_WARNING, "dds_device_auth: no answer from Redis %s:%d", sources[i].host, sources[i].port);
 			if(reply) freeReplyObject(reply);
-			return MOSQ_ERR_AUTH;
+			unanswered++;
+			continue;
 		}
 		redisReply *current = reply->element[0], *staged = reply->element[1];
 		redisReply *expected = staged->type == REDIS_REPLY_STRING ? staged : current;
@@ -145,7 +149,7 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
 		freeReplyObject(reply);
 		if(known) return rc;
 	}
-	return MOSQ_ERR_PLUGIN_DEFER;
+	return unanswered > 0 ? MOSQ_ERR_AUTH : MOSQ_ERR_PLUGIN_DEFER;
 }
 
 /* The part of topic after "{root}/{username}/", or NULL when topic is not under it. */
@@ -266,6 +270,7 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
 			snprintf(admin, sizeof(admin), "%s", opts[i].value);
 		}
 	}
+	if(!admin[0] && getenv("MQTT_DYNSEC_USERNAME")) snprintf(admin, sizeof(admin), "%s", getenv("MQTT_DYNSEC_USERNAME"));
 	if(source_count == 0) return MOSQ_ERR_INVAL;
 	mosquitto_log_printf(MOSQ_LOG_NOTICE, "dds_device_auth: devices from Redis %s:%d, topic root %s", sources[0].host, sources[0].port,
 			topic_root);

@@ -15,7 +15,7 @@ import { connectAsync } from 'mqtt';
 import { Client } from 'pg';
 import { sendDynsecCommands, serviceAccountCommands } from '../dev-servers/dynsec';
 import { findExecutable, isExecutable } from '../dev-servers/find-executable';
-import { findDynsecPlugin, findMosquitto } from '../dev-servers/mosquitto-config';
+import { findDeviceAuthPlugin, findDynsecPlugin, findMosquitto } from '../dev-servers/mosquitto-config';
 import { ensureTemporalCli } from '../temporal-cli';
 import { HostProcess } from './host-process';
 import { PROJECT_ROOT, waitFor } from './wait';
@@ -64,18 +64,27 @@ export interface BrokerAccounts {
 
 const password = (): string => randomBytes(18).toString('base64url');
 
-/** deploy/mosquitto/mosquitto.conf with this host's listener address, plugin and data paths. */
-export async function brokerConfig(dataDir: string): Promise<string> {
+/** deploy/mosquitto/mosquitto.conf with this host's listener address, plugins, Redis nodes and data paths; `admin` drops device sessions. */
+export async function brokerConfig(dataDir: string, admin: string): Promise<string> {
   const host = hostNamed('mosquitto');
   const text = await readFile(join(PROJECT_ROOT, 'deploy', 'mosquitto', 'mosquitto.conf'), 'utf8');
   const replaced = text
     .replace(/^listener 1883$/m, `listener ${PORTS.broker} ${host.service}`)
-    .replace(/^plugin .*$/m, `plugin ${findDynsecPlugin()}`)
+    .replace(/^plugin .*dds_device_auth\.so$/m, `plugin ${findDeviceAuthPlugin()}\nplugin_opt_admin ${admin}`)
+    .replace(
+      /^plugin_opt_redis .*$/m,
+      `plugin_opt_redis ${hostsOf('redis')
+        .map((h) => `${h.data}:${PORTS.redis}`)
+        .join(',')}`,
+    )
+    .replace(/^plugin .*mosquitto_dynamic_security\.so$/m, `plugin ${findDynsecPlugin()}`)
     .replace(/^plugin_opt_config_file .*$/m, `plugin_opt_config_file ${join(dataDir, 'dynamic-security.json')}`)
     .replace(/^persistence_location .*$/m, `persistence_location ${dataDir}/`);
   for (const line of [
     `listener ${PORTS.broker} ${host.service}`,
     `plugin_opt_config_file ${dataDir}`,
+    `plugin_opt_admin ${admin}`,
+    `plugin ${findDynsecPlugin()}`,
     `persistence_location ${dataDir}/`,
   ]) {
     if (!replaced.includes(line)) throw new Error(`deploy/mosquitto/mosquitto.conf changed shape: cannot set "${line}"`);
@@ -91,7 +100,7 @@ export async function brokerProcess(dir: string, logDir: string, accounts: Broke
   const dynsecFile = join(dataDir, 'dynamic-security.json');
   await run('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, accounts.dynsecUsername, accounts.dynsecPassword]);
   const confFile = join(dataDir, 'mosquitto.conf');
-  await writeFile(confFile, await brokerConfig(dataDir), { mode: 0o600 });
+  await writeFile(confFile, await brokerConfig(dataDir, accounts.dynsecUsername), { mode: 0o600 });
   return new HostProcess(
     hostNamed('mosquitto'),
     'mosquitto',

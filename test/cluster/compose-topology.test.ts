@@ -53,7 +53,7 @@ function roleOf(name: string, s: ComposeService): Role | null {
   if (s.image === 'device-data-service') return command.join(' ').includes('dist/workers/main.js') ? 'worker' : 'gateway';
   if (command[0] === 'redis-server') return 'redis';
   if (s.image?.startsWith('haproxy')) return 'balancer';
-  if (s.image?.startsWith('eclipse-mosquitto') && s.command === undefined) return 'broker';
+  if ((s.image?.startsWith('eclipse-mosquitto') || s.image?.startsWith('dds-mosquitto')) && s.command === undefined) return 'broker';
   if (s.image?.startsWith('temporalio/auto-setup')) return 'temporal';
   if (s.image?.startsWith('postgres') && s.environment?.POSTGRES_DB === 'dds') return 'postgres';
   if (name in COMPOSE_ONLY) return null;
@@ -131,8 +131,10 @@ describe('docker-compose.yml and the cluster harness describe the same deploymen
     const broker = services[(byRole.get('broker') ?? [])[0] as string];
     expect(broker?.volumes?.some((v) => v.startsWith('./deploy/mosquitto/mosquitto.conf:'))).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'dds-compose-topology-'));
-    const rendered = await brokerConfig(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
+    const rendered = await brokerConfig(dir, 'dynsec-admin').finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(rendered).toMatch(/^persistence true$/m);
+    expect(rendered).toMatch(/^plugin \S+dds_device_auth\.so\nplugin_opt_admin dynsec-admin$/m);
+    expect(rendered).toMatch(/^plugin_opt_redis 10\.77\.1\.\d+:\d+(,10\.77\.1\.\d+:\d+)+$/m);
     expect(rendered).toMatch(/^listener 1883 10\.77\.0\.\d+$/m);
   });
 });

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { findExecutable } from '../../scripts/dev-servers/find-executable';
 import { freePort } from '../../scripts/dev-servers/free-port';
-import { findDynsecPlugin, findMosquitto } from '../../scripts/dev-servers/mosquitto-config';
+import { findDeviceAuthPlugin, findDynsecPlugin, findMosquitto } from '../../scripts/dev-servers/mosquitto-config';
 import { poll, type ServerProcess, spawnServer } from '../../scripts/dev-servers/server-process';
 import { type LocalCertificates, localCertificates } from '../../scripts/tls/local-ca';
 import { PROJECT_ROOT, TEMP_DIR_PREFIX } from '../harness/state';
@@ -58,7 +58,9 @@ test('the compose broker serves MQTT over TLS with the certificate, and the acco
     join(data, 'conf.d', 'mosquitto.conf'),
     replaced(await deployFile('mosquitto', 'mosquitto.conf'), [
       [/^listener 1883$/m, `listener ${plainPort} 127.0.0.1`],
-      [/^plugin .*$/m, `plugin ${findDynsecPlugin()}`],
+      [/^plugin .*dds_device_auth\.so$/m, `plugin ${findDeviceAuthPlugin()}`],
+      [/^plugin_opt_redis .*$/m, 'plugin_opt_redis 127.0.0.1:1'],
+      [/^plugin .*mosquitto_dynamic_security\.so$/m, `plugin ${findDynsecPlugin()}`],
       [/^plugin_opt_config_file .*$/m, `plugin_opt_config_file ${dynsecFile}`],
       [/^persistence_location .*$/m, `persistence_location ${data}/`],
     ]),
