@@ -10,7 +10,8 @@
  *            the outbox is empty, and the history events and actions added to BENCH_HISTORY_SAMPLE
  *            (50) twins; until the outbox is empty (every twin told), and until BENCH_APPLIED_SAMPLE
  *            (200) twins' `state` queries show both rules (BENCH_POLL_LANES, BENCH_LANES, 16, at a
- *            time); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
+ *            time, each twin at most every BENCH_RECHECK_MS, 5000: a query of a twin out of the
+ *            worker's cache replays its history); BENCH_OFFLINE_SAMPLE (100) devices, online before, publish `offline` right after
  *            the answers: until each one's offline notification. Baseline: a second project of as
  *            many devices of its own template gets one `offline` and one `no_data` device rule per
  *            device, BENCH_LANES requests at a time, measured the same way.
@@ -109,6 +110,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     await ruleChange(run, fleet, baseline, clients, {
       pollLanes: envInt('BENCH_POLL_LANES', run.lanes),
       appliedSample: envInt('BENCH_APPLIED_SAMPLE', 200),
+      recheckMs: envInt('BENCH_RECHECK_MS', 5000),
       historySample: envInt('BENCH_HISTORY_SAMPLE', 50),
       noDataS: envInt('BENCH_NO_DATA_S', 3600),
     });

@@ -1,8 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** The least time between two checks of one id: a short queue is not checked in a hot loop. */
-const RECHECK_MS = 250;
-
 export interface AppliedWatch {
   /** Ids to check from now on (checked in the order added, each until it is seen applied). */
   add(ids: readonly string[]): void;
@@ -12,10 +9,11 @@ export interface AppliedWatch {
 
 /**
  * Checks ids `lanes` at a time until `applied(id)` holds for each (a check that throws counts as
- * not yet), round-robin over those not yet seen applied, for at most `capMs`. What it reads is when
+ * not yet), round-robin over those not yet seen applied, each at most once every `recheckMs`, for
+ * at most `capMs`. What it reads is when
  * each id was first seen applied: at most one round of the queue after it was.
  */
-export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: number, capMs: number): AppliedWatch {
+export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: number, capMs: number, recheckMs: number): AppliedWatch {
   const queue: { id: string; checkedAt: number }[] = [];
   const seen = new Map<string, number>();
   const deadline = Date.now() + capMs;
@@ -29,7 +27,7 @@ export function watchApplied(applied: (id: string) => Promise<boolean>, lanes: n
         await delay(50);
         continue;
       }
-      const wait = next.checkedAt + RECHECK_MS - Date.now();
+      const wait = next.checkedAt + recheckMs - Date.now();
       if (wait > 0) await delay(wait);
       checks += 1;
       const ok = await applied(next.id).catch(() => false);

@@ -44,8 +44,9 @@ interface SideResult {
 }
 
 export interface ChangeOptions {
-  /** State queries in flight at once. */
+  /** State queries in flight at once, and the least time between two of one twin (each may replay its history). */
   pollLanes: number;
+  recheckMs: number;
   /** Twins whose state is queried until it shows both rules (a query of a twin out of the worker's cache replays its history). */
   appliedSample: number;
   historySample: number;
@@ -86,7 +87,7 @@ async function measure(
 
   const expected = new Map<string, { offline: string; noData: string }>();
   const watched = new Set(spread(fleet.ids, options.appliedSample));
-  const watch = watchAppliedRules(run, options.pollLanes, expected);
+  const watch = watchAppliedRules(run, options, expected);
   const sentAt = new Map<string, number>();
   const requests = await change({
     expect(ids, offline, noData) {
@@ -123,7 +124,11 @@ async function measure(
 }
 
 /** Checks each expected twin's `state` query, `lanes` at a time, until it shows both its rules (the no_data one with its timer). */
-function watchAppliedRules(run: FleetRun, lanes: number, expected: ReadonlyMap<string, { offline: string; noData: string }>) {
+function watchAppliedRules(
+  run: FleetRun,
+  { pollLanes, recheckMs }: Pick<ChangeOptions, 'pollLanes' | 'recheckMs'>,
+  expected: ReadonlyMap<string, { offline: string; noData: string }>,
+) {
   return watchApplied(
     async (id) => {
       const rules = expected.get(id);
@@ -131,8 +136,9 @@ function watchAppliedRules(run: FleetRun, lanes: number, expected: ReadonlyMap<s
       const state = await run.twins.state(id);
       return (state?.noData.some((t) => t.ruleId === rules.noData) ?? false) && (state?.rules.some((r) => r.id === rules.offline) ?? false);
     },
-    lanes,
+    pollLanes,
     run.limitMs,
+    recheckMs,
   );
 }
 
