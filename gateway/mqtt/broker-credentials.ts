@@ -1,33 +1,9 @@
 import type { Config } from '../../common/config';
 import type { Logger } from '../../common/logger';
-import { checkDeviceId, createDevicePluginCredentials } from './device-plugin-credentials';
+import { type BrokerCredentials, type BrokerCredentialsOptions, checkDeviceId } from './credentials-contract';
+import { createDevicePluginCredentials } from './device-plugin-credentials';
+export type { BrokerCredentials, BrokerCredentialsOptions } from './credentials-contract';
 import { connectDynsecClient, type DynsecClient, type DynsecCommand, throwOnError } from './dynsec-client';
-
-/**
- * A device's login at the broker (DESIGN §6): username = deviceId, password = its `dt_` token.
- * Every operation is idempotent; changing the password or removing the device also drops its
- * current session.
- */
-export interface BrokerCredentials {
-  /** Creates the device's broker client, or gives an existing one this password. */
-  provision(deviceId: string, password: string): Promise<void>;
-  /**
-   * The old password stops working at once and the device's session is disconnected. Rejects with
-   * DynsecUnconfirmedError when the broker may or may not have taken the new password.
-   */
-  changePassword(deviceId: string, password: string): Promise<void>;
-  /** Deletes the device's broker client (disconnecting it); a missing client is fine. */
-  remove(deviceId: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface BrokerCredentialsOptions {
-  url: string;
-  username: string;
-  password: string;
-  topicRoot: string;
-  logger: Logger;
-}
 
 /** For a broker that authenticates devices its own way: the service leaves its credentials alone. */
 export const disabledBrokerCredentials: BrokerCredentials = {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../common/logger';
-import type { BrokerCredentials, BrokerCredentialsOptions } from './broker-credentials';
+import { type BrokerCredentials, type BrokerCredentialsOptions, checkDeviceId } from './credentials-contract';
 import { connectDynsecClient, type DynsecClient, throwOnError } from './dynsec-client';
 
 /** The control topic of the broker's device plugin (deploy/mosquitto-plugin/dds_device_auth.c). */
@@ -7,13 +7,6 @@ export const DEVICE_PLUGIN_TOPIC = '$CONTROL/dds-device-auth/v1';
 
 /** A device id no device has: kicking it proves the plugin answers. */
 const NOBODY = '00000000-0000-0000-0000-000000000000';
-
-/** Refuses an id that cannot be both a username and one topic level. */
-export function checkDeviceId(deviceId: string): void {
-  if (deviceId === '' || /[/+#\0]/.test(deviceId)) {
-    throw new Error(`device id ${JSON.stringify(deviceId)} cannot be an MQTT username and topic level`);
-  }
-}
 
 function pluginCredentials(plugin: DynsecClient, logger: Logger): BrokerCredentials {
   async function kick(deviceId: string, why: string): Promise<void> {
