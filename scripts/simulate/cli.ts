@@ -18,6 +18,10 @@ const USAGE = `Usage: npm run simulate -- --devices 20 --rate 2 [--email you@exa
   --project P       the project: its id, or a name to reuse or create (default Simulator)
   --template T      a template of the project, by id or name: devices made get it (joined ones keep
                     theirs), and every device reports values on the template's pins, in their ranges
+  --firmware V      the firmware version devices start on, a semantic version (default 1.0.0); they answer
+                    OTA jobs (docs/jobs.md) and run the new version once updated
+  --ota-fail F      the share of devices (0-1, default 0) whose OTA updates fail after the download:
+                    every 1/F-th device (with 0.2: sim-005, sim-010, ...), the same ones on every run
   --duration S      stop after S seconds (default: until Ctrl-C)`;
 
 async function main(): Promise<void> {
@@ -30,6 +34,8 @@ async function main(): Promise<void> {
     signal: stop.signal,
     onStart: (line) => process.stdout.write(`${line}\n`),
     onProgress: (line) => process.stdout.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
+    // Above the progress line, which the next tick writes again.
+    onLog: (line) => process.stdout.write(tty ? `\r\x1b[K${line}\n` : `${line}\n`),
   });
   process.stdout.write(
     `${tty ? '\n' : ''}Stopped: ${report.deviceIds.length} devices sent ${report.published} values and answered ` +

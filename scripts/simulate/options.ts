@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { INFO_FIELD_MAX_LENGTH } from '../../common/device-info';
+import { parseSemVer } from '../../common/semver';
 
 /** The simulator's settings; flags win over the environment (DDS_EMAIL, DDS_PASSWORD, ...). */
 export const simulateOptions = z
@@ -26,6 +28,15 @@ export const simulateOptions = z
     deviceNames: z.array(z.string().trim().min(1).max(100)).max(1000).default([]),
     /** A template of the project, by id or name: devices made get it, and every device reports on its pins. */
     template: z.string().trim().min(1).max(100).optional(),
+    /** The firmware version the devices start on (their `info`): a semantic version, so a job's `firmwareVersionLt` can target them. */
+    firmware: z
+      .string()
+      .trim()
+      .max(INFO_FIELD_MAX_LENGTH)
+      .refine((v) => parseSemVer(v) !== null, 'a semantic version, such as 1.0.0')
+      .default('1.0.0'),
+    /** The share of devices (0 to 1) whose OTA updates fail (ota.ts failsUpdate: the same devices on every run). */
+    otaFail: z.coerce.number().min(0).max(1).default(0),
     /** Stop by itself after this many seconds (default: run until Ctrl-C). */
     duration: z.coerce.number().positive().optional(),
   })
@@ -49,6 +60,8 @@ const flags = {
   project: { type: 'string' },
   'device-name': { type: 'string', multiple: true },
   template: { type: 'string' },
+  firmware: { type: 'string' },
+  'ota-fail': { type: 'string' },
   duration: { type: 'string' },
 } as const;
 
@@ -91,10 +104,14 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv, local: Endpo
     project: values.project,
     deviceNames: values['device-name'],
     template: values.template,
+    firmware: values.firmware,
+    otaFail: values['ota-fail'],
     duration: values.duration,
   });
   if (!parsed.success) {
-    throw new OptionsError(parsed.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('\n'));
+    throw new OptionsError(
+      parsed.error.issues.map((i) => `--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`).join('\n'),
+    );
   }
   return parsed.data;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { managementApi, type SimulatedTemplate } from './api';
 import { startDevice, type DeviceCounters, type RunningDevice } from './device';
 import type { SimulateOptions } from './options';
+import { failsUpdate } from './ota';
 
 export interface SimulationReport extends DeviceCounters {
   projectId: string;
@@ -18,6 +19,8 @@ export interface SimulationHooks {
   onStart?: (line: string) => void;
   /** Called about once a second with the running totals. */
   onProgress?: (line: string) => void;
+  /** Called with one line per step of a device's OTA update (offered, installing, done or failed). */
+  onLog?: (line: string) => void;
 }
 
 function waitForEnd(signal: AbortSignal | undefined, durationS: number | undefined): Promise<void> {
@@ -70,19 +73,23 @@ export async function simulate(options: SimulateOptions, hooks: SimulationHooks 
   }
   const pins = template?.pins;
 
-  const counters: DeviceCounters = { published: 0, commands: 0, errors: 0 };
+  const counters: DeviceCounters = { published: 0, commands: 0, errors: 0, updated: 0, updateFailed: 0 };
+  const log = hooks.onLog ?? (() => undefined);
   const started = Date.now();
   const running: RunningDevice[] = [];
   try {
     for (const [i, device] of devices.entries()) {
       if (hooks.signal?.aborted) break;
-      running.push(await startDevice(device, i, { ...options, pins, ca }, counters));
+      const otaFail = failsUpdate(i, options.otaFail);
+      running.push(await startDevice(device, i, { ...options, pins, ca, otaFail, log }, counters));
     }
     const progress = setInterval(() => {
       const seconds = (Date.now() - started) / 1000;
       hooks.onProgress?.(
         `${running.length}/${devices.length} devices · ${counters.published} values (${(counters.published / seconds).toFixed(1)}/s) · ` +
-          `${counters.commands} commands answered · ${counters.errors} errors · ${seconds.toFixed(0)} s`,
+          `${counters.commands} commands answered · ` +
+          (counters.updated + counters.updateFailed ? `${counters.updated} updated, ${counters.updateFailed} updates failed · ` : '') +
+          `${counters.errors} errors · ${seconds.toFixed(0)} s`,
       );
     }, 1000);
     await waitForEnd(hooks.signal, options.duration);
