@@ -172,6 +172,9 @@ export const configSchema = z.object({
   /** Registrations one client address may make per window before register answers 429 (docs/limits.md). */
   REGISTER_MAX_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
   REGISTER_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** Refused provisioning attempts (a wrong or disabled key) one client address may make per window before 429 (docs/limits.md). */
+  PROVISION_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  PROVISION_FAILURE_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Management requests per user and minute by plan, `QUOTA_<PLAN>_MANAGEMENT_PER_MIN` (common/management-rate.ts). */
   ...managementRateEnvShape,
   ...deviceRateEnvShape,

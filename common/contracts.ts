@@ -115,7 +115,8 @@ export interface Template {
 }
 
 /** A template as the API answers it: with the number of devices that have it. */
-export type TemplateView = Template & { deviceCount: number };
+/** A template as read: with how many devices have it and whether devices may provision themselves from it (DESIGN §14; never the key). */
+export type TemplateView = Template & { deviceCount: number; provisioning: { enabled: boolean } };
 
 export interface NotificationRecord {
   id: string;

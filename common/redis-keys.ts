@@ -139,6 +139,12 @@ export const keys = {
   templateWidgets: (templateId: string) => `template:${tag(templateId)}:${templateId}:widgets`,
   /** Ids of the devices made from or given a template: its deviceCount, and what a template delete waits on. */
   templateDevices: (templateId: string) => `template:${tag(templateId)}:${templateId}:devices`,
+  /** A template's provisioning key while enabled (DESIGN §14): a hash whose `keyHash` is the SHA-256 of the key (store/provisioning.ts). */
+  templateProvisioning: (templateId: string) => `template:${tag(templateId)}:${templateId}:provisioning`,
+  /** Serials provisioned from a template: field = serial, value = the device id it claimed (store/provisioning.ts). */
+  templateSerials: (templateId: string) => `template:${tag(templateId)}:${templateId}:serials`,
+  /** The template whose provisioning key has this hash (its own slot; counts only while the template holds that hash). */
+  provisioningKey: (keyHash: string) => `provision-key:${keyHash}`,
   /** One job (Job in common/jobs.ts), JSON (store/jobs.ts); its keys below share its slot. */
   job: (jobId: string) => `job:${tag(jobId)}:${jobId}`,
   /** A job's targets, fixed when it starts, in the order it sends to them (a list of device ids). */
@@ -195,6 +201,8 @@ export const keys = {
   managementRateLimit: (userId: string, window: number) => `ratelimit:${tag(userId)}:${userId}:management:${window}`,
   /** Registrations from one client address in one throttle window; expires after it. */
   registerAddress: (address: string, window: number) => `register:address:${address}:${window}`,
+  /** Refused provisioning attempts from one client address in one throttle window; expires after it. */
+  provisionAddress: (address: string, window: number) => `provision:address:${address}:${window}`,
   /** Login attempts on one account (SHA-256 of its lowercased email) in one throttle window; expires after it. */
   loginAccount: (emailHash: string, window: number) => `login:account:${emailHash}:${window}`,
   /** Login attempts from one client address in one throttle window; expires after it. */

@@ -17,6 +17,7 @@ import { staticDashboard } from './http/static-dashboard';
 import { healthRoutes, type ReadinessCheck } from './routes/health';
 import { externalRestRoutes } from './external/rest-routes';
 import { firmwareDownloadRoutes } from './external/firmware-download';
+import { provisionRoutes } from './external/provision-routes';
 import { simpleRoutes } from './external/simple-routes';
 import { createSocketServer, type SocketServer } from './realtime/socket-server';
 import { adminRoutes } from './routes/admin';
@@ -122,6 +123,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.use('/docs', docsUi());
   app.use('/external/api/v1', externalRestRoutes(through('external')));
   app.use('/external/api', firmwareDownloadRoutes(components));
+  app.use('/external/api', provisionRoutes(components));
   app.use('/external/api', simpleRoutes(through('simple')));
   app.use(jsonBody);
 

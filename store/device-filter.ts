@@ -7,6 +7,8 @@ export interface DeviceFilter {
   q?: string;
   tag?: string;
   templateId?: string;
+  /** Provisioned with this serial (DESIGN §14), exactly. */
+  serial?: string;
   /** Semantically equal to this version (else, when either does not parse, the same text). */
   firmwareVersion?: string;
   /** A semantic version below this one (a version that does not parse is below nothing). */
@@ -17,14 +19,16 @@ export interface DeviceFilter {
   lastSeenAfter?: number;
 }
 
-/** Whether the filter asks anything of the device's record (name, tags, template). */
-export const filtersRecord = (f: DeviceFilter): boolean => f.q !== undefined || f.tag !== undefined || f.templateId !== undefined;
+/** Whether the filter asks anything of the device's record (name, tags, template, serial). */
+export const filtersRecord = (f: DeviceFilter): boolean =>
+  f.q !== undefined || f.tag !== undefined || f.templateId !== undefined || f.serial !== undefined;
 
-/** Whether a device's `name`, `tags` and `templateId` fields (as stored, in that order) match the filter. */
-export function matchesRecord([name, tagsJson, templateId]: (string | null)[], f: DeviceFilter): boolean {
+/** Whether a device's `name`, `tags`, `templateId` and `serial` fields (as stored, in that order) match the filter. */
+export function matchesRecord([name, tagsJson, templateId, serial]: (string | null)[], f: DeviceFilter): boolean {
   if (f.q !== undefined && !(name ?? '').toLowerCase().includes(f.q.toLowerCase())) return false;
   if (f.tag !== undefined && !(tagsJson ? (JSON.parse(tagsJson) as string[]) : []).includes(f.tag)) return false;
   if (f.templateId !== undefined && templateId !== f.templateId) return false;
+  if (f.serial !== undefined && serial !== f.serial) return false;
   return true;
 }
 

@@ -17,7 +17,7 @@ export async function selectDeviceIds(redis: Redis, projectIds: string[], filter
     .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))
     .map((p) => p.id);
   if (filtersRecord(filter)) {
-    const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags', 'templateId')));
+    const records = await Promise.all(ids.map((id) => redis.hmget(keys.device(id), 'name', 'tags', 'templateId', 'serial')));
     ids = ids.filter((_, i) => matchesRecord(records[i] ?? [], filter));
   }
   if (filtersState(filter)) {

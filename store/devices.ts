@@ -41,6 +41,8 @@ export interface Device {
   templateId: string | null;
   /** Its own heartbeat timeout, or null for its template's (else the service default). */
   heartbeatTimeoutS: number | null;
+  /** The serial it provisioned itself with (DESIGN §14), or null. */
+  serial: string | null;
 }
 
 /** What a PATCH may change. */
@@ -84,6 +86,7 @@ function toDevice(h: Record<string, string>): Device | null {
     simpleApiEnabled: h.simpleApiEnabled === '1',
     templateId: h.templateId || null,
     heartbeatTimeoutS: h.heartbeatTimeoutS ? Number(h.heartbeatTimeoutS) : null,
+    serial: h.serial || null,
   };
 }
 
@@ -108,10 +111,17 @@ export interface NewDevice {
 /** A device create's end: written, or refused because its project is gone (its retire intent written instead). */
 export type CreateOutcome = { created: true; device: DeviceWithState } | { created: false; retire: WrittenIntent };
 
-export function newDevice(
-  projectId: string,
-  input: { name: string; description: string; tags: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
-): NewDevice {
+/** What a device is made with: the API's create fields, and a serial when it provisions itself. */
+export interface NewDeviceInput {
+  name: string;
+  description: string;
+  tags: string[];
+  templateId?: string | null;
+  heartbeatTimeoutS?: number | null;
+  serial?: string | null;
+}
+
+export function newDevice(projectId: string, input: NewDeviceInput): NewDevice {
   const token = newDeviceToken();
   const device: Device = {
     id: randomUUID(),
@@ -124,6 +134,7 @@ export function newDevice(
     simpleApiEnabled: false,
     templateId: input.templateId ?? null,
     heartbeatTimeoutS: input.heartbeatTimeoutS ?? null,
+    serial: input.serial ?? null,
   };
   return { device, token };
 }
@@ -166,6 +177,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         simpleApiEnabled: '0',
         ...(device.templateId ? { templateId: device.templateId } : {}),
         ...(device.heartbeatTimeoutS ? { heartbeatTimeoutS: String(device.heartbeatTimeoutS) } : {}),
+        ...(device.serial ? { serial: device.serial } : {}),
       });
       const stream = streamOf(outbox, projectId);
       const retire: OutboxIntent = { type: 'device-retire', payload: { deviceId } };

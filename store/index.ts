@@ -21,6 +21,8 @@ import { createPinStore } from './pins';
 import { createProjectStore } from './projects';
 import { createQuotaUsage } from './quota-usage';
 import { createRateLimitStore } from './rate-limits';
+import { createProvisioningStore } from './provisioning';
+import { createProvisionThrottleStore } from './provision-throttle';
 import { createRegisterThrottleStore } from './register-throttle';
 import { createRuleStore } from './rules';
 import { createSessionStore } from './sessions';
@@ -73,6 +75,8 @@ export function createStores(
     loginThrottle: createLoginThrottleStore(redis),
     quotaUsage: createQuotaUsage(redis),
     registerThrottle: createRegisterThrottleStore(redis),
+    provisioning: createProvisioningStore(redis),
+    provisionThrottle: createProvisionThrottleStore(redis),
   };
 }
 

@@ -30,8 +30,11 @@ const parse = (json: string): Template => JSON.parse(json) as Template;
  */
 export function createTemplateStore(redis: Redis, outbox: string, defaultHeartbeatS: number) {
   async function withCounts(templates: Template[]): Promise<TemplateView[]> {
-    const counts = await Promise.all(templates.map((t) => redis.scard(keys.templateDevices(t.id))));
-    return templates.map((t, i) => ({ ...t, deviceCount: counts[i] ?? 0 }));
+    const [counts, enabled] = await Promise.all([
+      Promise.all(templates.map((t) => redis.scard(keys.templateDevices(t.id)))),
+      Promise.all(templates.map((t) => redis.exists(keys.templateProvisioning(t.id)))),
+    ]);
+    return templates.map((t, i) => ({ ...t, deviceCount: counts[i] ?? 0, provisioning: { enabled: enabled[i] === 1 } }));
   }
 
   return {
@@ -39,7 +42,7 @@ export function createTemplateStore(redis: Redis, outbox: string, defaultHeartbe
     async create(template: Template, quota: Quota): Promise<TemplateView> {
       await saddWithin(redis, keys.projectTemplates(template.projectId), template.id, quota);
       await redis.set(keys.template(template.id), JSON.stringify(template));
-      return { ...template, deviceCount: 0 };
+      return { ...template, deviceCount: 0, provisioning: { enabled: false } };
     },
 
     async get(templateId: string): Promise<TemplateView | null> {

@@ -1,5 +1,5 @@
 import { AppError, serviceUnavailable } from '../../common/errors';
-import { newDevice, type DeviceWithState } from '../../store/devices';
+import type { DeviceWithState, NewDevice } from '../../store/devices';
 import { projectQuota } from '../access/quotas';
 import { templateNotInProject } from '../access/record-access';
 import type { RouteDeps } from '../routes/route-deps';
@@ -21,15 +21,13 @@ import type { RouteDeps } from '../routes/route-deps';
  *    device-retire intent carried out now: 404 PROJECT_NOT_FOUND. A project deleted after it
  *    retires the device with the rest of the project. Redis failing: the account is removed at
  *    once (its token was never shown), and the error answers 503 redis.
+ * The one path of every device made: POST /devices and a device provisioning itself (provision-device.ts).
  */
 export async function createDevice(
   { config, stores, broker, carryOutNow, logger }: Pick<RouteDeps, 'config' | 'stores' | 'broker' | 'carryOutNow' | 'logger'>,
-  projectId: string,
-  input: { name: string; description: string; tags: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
+  fresh: NewDevice,
 ): Promise<{ device: DeviceWithState; token: string }> {
-  const fresh = newDevice(projectId, input);
-  const deviceId = fresh.device.id;
-  const { templateId } = fresh.device;
+  const { id: deviceId, projectId, templateId } = fresh.device;
   if (templateId) {
     const template = await stores.templates.get(templateId);
     if (!template || template.projectId !== projectId) throw templateNotInProject();

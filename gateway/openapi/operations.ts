@@ -22,6 +22,7 @@ import * as restPins from '../external/rest-pins';
 import * as simple from '../external/simple-routes';
 import { notifyBody } from '../external/notify';
 import { downloadQuery } from '../external/firmware-download';
+import { provisionBody } from '../external/provision-routes';
 import { batch, pinAndValue, pinValue } from '../external/pin-writes';
 import { createJobBody, jobDevicesQuery, jobListQuery } from '../schemas/job';
 import { createRuleBody, patchRuleBody } from '../schemas/rule';
@@ -138,6 +139,19 @@ export const OPERATIONS: Operation[] = [
     ok: 204,
     errors: [...TEMPLATE, 'CONFLICT'],
   }),
+  op(
+    'POST',
+    '/api/v1/templates/:templateId/provisioning',
+    'Enable provisioning with a new key (shown once; any earlier key stops working)',
+    'bearer',
+    {
+      errors: TEMPLATE,
+    },
+  ),
+  op('DELETE', '/api/v1/templates/:templateId/provisioning', "Disable provisioning: the template's key stops working", 'bearer', {
+    ok: 204,
+    errors: TEMPLATE,
+  }),
   op('GET', '/api/v1/devices', 'List devices', 'bearer', { query: devices.listQuery, errors: PROJECT }),
   op('POST', '/api/v1/devices', 'Create a device (its token is shown once)', 'bearer', {
     body: devices.createBody,
@@ -247,6 +261,12 @@ export const OPERATIONS: Operation[] = [
   op('GET', '/external/api/firmware/:firmwareId', "A device's firmware download (the token its OTA message carried)", 'none', {
     query: downloadQuery,
     errors: ['INVALID_TOKEN', 'FIRMWARE_NOT_FOUND'],
+  }),
+
+  op('POST', '/external/api/provision', "A device's first boot: made from the key's template, once per serial", 'none', {
+    body: provisionBody,
+    ok: 201,
+    errors: ['INVALID_PROVISIONING_KEY', 'ALREADY_PROVISIONED', 'QUOTA_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE'],
   }),
 
   op('GET', '/external/api/get', 'Read a pin', 'token', { query: simple.pinQuery, errors: ['INVALID_PIN', 'PIN_NOT_FOUND'] }),

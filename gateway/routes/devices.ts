@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
-import type { DeviceWithState } from '../../store/devices';
+import { newDevice, type DeviceWithState } from '../../store/devices';
 import { userIdOf } from '../http/auth-context';
 import { sendData, sendNoContent } from '../http/respond';
 import { parseInput } from '../http/validate';
@@ -25,6 +25,8 @@ export const listQuery = z.strictObject({
   tag: z.string().min(1).max(50).optional(),
   /** Made from or given this template (DESIGN §13). */
   templateId: z.uuid().optional(),
+  /** Provisioned with this serial (DESIGN §14), exactly. */
+  serial: z.string().min(1).max(64).optional(),
   /** Firmware semantically equal to this version (DESIGN §13). */
   firmwareVersion: z.string().trim().min(1).max(64).optional(),
   /** Firmware a semantic version below this one (DESIGN §13). */
@@ -70,6 +72,7 @@ function deviceView(d: DeviceWithState, token: string) {
     tags: d.tags,
     templateId: d.templateId,
     heartbeatTimeoutS: d.heartbeatTimeoutS,
+    serial: d.serial,
     status: d.state.status,
     lastSeen: d.state.lastSeen,
     projectId: d.projectId,
@@ -110,7 +113,7 @@ export function deviceRoutes({
   router.post('/devices', async (req, res) => {
     const body = parseInput(createBody, req.body, 'body');
     const { project } = await projectAccess(stores, userIdOf(res), body.projectId, 'editor');
-    const { device, token } = await createDevice({ config, stores, broker, carryOutNow, logger }, project.id, body);
+    const { device, token } = await createDevice({ config, stores, broker, carryOutNow, logger }, newDevice(project.id, body));
     // The twin starts through the outbox (written with the device): Temporal being down delays it, and loses it not.
     sendData(res, deviceView(device, token), 201);
   });

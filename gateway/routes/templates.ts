@@ -20,6 +20,7 @@ const uuid = z.uuid();
 /**
  * Device templates (DESIGN §12): viewers read; editors create, change and delete. A delete is
  * refused (409) while a device has the template; it takes the template's dashboard and rules with it.
+ * Admins enable (a new key) and disable provisioning (DESIGN §14).
  */
 export function templateRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 'config' | 'stores' | 'carryOutNow'>): Router {
   const router = Router();
@@ -65,10 +66,26 @@ export function templateRoutes({ config, stores, carryOutNow }: Pick<RouteDeps, 
     if (outcome.kind === 'in-use') {
       throw new AppError('CONFLICT', `${outcome.devices} device(s) have this template; give them another one or none first`);
     }
+    // Its key stopped working with the record (the lookup checks the template); what is left of it goes.
+    await stores.provisioning.forget(template.id);
     // Its dashboard and rules go with it (a crash in between leaves them bound to nothing that exists: they cover no device).
     for (const widget of await stores.widgets.listOfTemplate(template.id)) await stores.widgets.delete(widget);
     const rules = (await stores.rules.list(template.projectId)).filter((r) => r.scope === 'template' && r.templateId === template.id);
     for (const rule of rules) await carryOutNow(await stores.rules.delete(rule));
+    sendNoContent(res);
+  });
+
+  /** A new provisioning key (DESIGN §14, docs/provisioning.md), shown only in this answer; any earlier key stops working. */
+  router.post('/templates/:templateId/provisioning', async (req, res) => {
+    const { id } = await templateFor(res, req.params.templateId, 'admin');
+    const key = await stores.provisioning.enable(id);
+    if (!key) throw new AppError('TEMPLATE_NOT_FOUND');
+    sendData(res, { enabled: true, key });
+  });
+
+  router.delete('/templates/:templateId/provisioning', async (req, res) => {
+    const { id } = await templateFor(res, req.params.templateId, 'admin');
+    await stores.provisioning.disable(id);
     sendNoContent(res);
   });
 

@@ -44,6 +44,7 @@ describe('device create and read', () => {
       tags: ['heat'],
       templateId: null,
       heartbeatTimeoutS: null,
+      serial: null,
       status: 'offline',
       lastSeen: null,
       projectId,

@@ -47,6 +47,7 @@ describe('templates', () => {
         { pin: 'D3', name: 'Relay', dataType: 'BOOLEAN', unit: null, min: null, max: null },
       ],
       deviceCount: 0,
+      provisioning: { enabled: false },
       createdAt: expect.any(String),
     });
     expect((await stack.request('GET', `/api/v1/templates/${template.id}`, { token: viewer.token })).body.data).toEqual(template);
