@@ -8,7 +8,8 @@ import { Cluster } from './cluster';
 import { DEFAULT_LOAD, type LoadOptions } from './load/load';
 import { cannotRunHere } from './net';
 import { runScenario, type ScenarioResult } from './run-scenario';
-import { ALL, type Scenario, SCENARIOS, scenarioNamed } from './scenarios';
+import type { Scenario } from './scenario';
+import { ALL, SCENARIOS, scenarioNamed } from './scenarios';
 
 const say = (line: string): void => void process.stdout.write(`cluster: ${line}\n`);
 

@@ -13,7 +13,7 @@ import { drainHistory, valueRows } from './checks/values';
 import type { Cluster } from './cluster';
 import { BURSTS } from './load/devices';
 import { DEFAULT_LOAD, Load, type LoadOptions } from './load/load';
-import type { Scenario } from './scenarios';
+import type { Scenario } from './scenario';
 import { readiness } from './services';
 import { HARNESS_TUNING, hostsOf } from './topology';
 import { sleep } from './wait';

@@ -4,27 +4,13 @@
  * how long a node took to come back, a replica's promotion, readiness of the other nodes.
  */
 import { keys } from '../../common/redis-keys';
-import type { Cluster } from './cluster';
-import { type Row, seconds } from './checks/row';
+import { seconds } from './checks/row';
 import type { Load } from './load/load';
+import type { Scenario, ScenarioContext } from './scenario';
 import { readiness } from './services';
 import { hostNamed, hostsOf } from './topology';
 import { rollingUpgrade } from './upgrade/rolling-upgrade';
 import { sleep, waitFor } from './wait';
-
-export interface ScenarioContext {
-  cluster: Cluster;
-  load: Load;
-  rows: Row[];
-  /** A line on the scenario's timeline (time since the fault). */
-  mark(event: string): void;
-}
-
-export interface Scenario {
-  name: string;
-  what: string;
-  run(ctx: ScenarioContext): Promise<void>;
-}
 
 /** How long a restarted gateway may take to be ready before the scenario calls it stuck. */
 const RESTART_READY_MS = 45_000;

@@ -11,7 +11,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { twinWorkflowId } from '../../../common/contracts';
 import { type Row, seconds } from '../checks/row';
-import type { Scenario, ScenarioContext } from '../scenarios';
+import type { Scenario, ScenarioContext } from '../scenario';
 import { hostsOf } from '../topology';
 import { PROJECT_ROOT, waitFor } from '../wait';
 import { committedHistories, makeNextBuild, type NamedHistory, replayFailures, workflowEntry } from './next-build';
