@@ -1,9 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { deviceRole } from '../../gateway/mqtt/broker-credentials';
 
 /**
  * Adds `count` device clients, each with its own role as gateway/mqtt/broker-credentials.ts makes
- * them (no password: none of them logs in), to the dynamic security JSON in `dataDir` while its
+ * it (`deviceRole`; no password: none of them logs in), to the dynamic security JSON in `dataDir` while its
  * broker is stopped: the baseline starts from a broker that knows that many accounts without
  * paying the square of the count to get there.
  */
@@ -14,23 +15,9 @@ export async function preloadDynsec(dataDir: string, count: number, topicRoot: s
   const roles = config.roles ?? [];
   for (let i = 0; i < count; i++) {
     const id = `preloaded-${i.toString().padStart(8, '0')}`;
-    const base = `${topicRoot}/${id}`;
-    const allow = (acltype: string, topic: string) => ({ acltype, topic, priority: 1, allow: true });
-    roles.push({
-      rolename: `dds-device-${id}`,
-      acls: [
-        allow('publishClientSend', `${base}/pin/+`),
-        allow('publishClientSend', `${base}/status`),
-        allow('publishClientSend', `${base}/info`),
-        allow('publishClientSend', `${base}/ack`),
-        allow('publishClientSend', `${base}/ota/status`),
-        allow('subscribePattern', `${base}/pin/+/set`),
-        allow('publishClientReceive', `${base}/pin/+/set`),
-        allow('subscribePattern', `${base}/ota`),
-        allow('publishClientReceive', `${base}/ota`),
-      ],
-    });
-    clients.push({ username: id, roles: [{ rolename: `dds-device-${id}` }] });
+    const role = deviceRole(topicRoot, id);
+    roles.push(role);
+    clients.push({ username: id, roles: [{ rolename: role.rolename }] });
   }
   await writeFile(file, JSON.stringify({ ...config, clients, roles }), { mode: 0o600 });
 }

@@ -32,7 +32,7 @@ interface Acl {
  * gets its own role. Its allow rules outrank a catch-all deny, so even a broker whose default ACL
  * access is looser confines the device to its own topics.
  */
-function deviceRole(topicRoot: string, deviceId: string): { rolename: string; acls: Acl[] } {
+export function deviceRole(topicRoot: string, deviceId: string): { rolename: string; acls: Acl[] } {
   const base = `${topicRoot}/${deviceId}`;
   const allow = (acltype: AclType, topic: string): Acl => ({ acltype, topic, allow: true, priority: 1 });
   const deny = (acltype: AclType): Acl => ({ acltype, topic: '#', allow: false, priority: 0 });
