@@ -7,7 +7,7 @@
  * stored again.
  */
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
-import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
+import { ownMosquitto, ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 import type mqtt from 'mqtt';
@@ -21,7 +21,9 @@ let client: mqtt.MqttClient | null = null;
 
 beforeAll(async () => {
   redis = await ownRedis();
-  stack = await startStack({ overrides: redis.env });
+  // A broker whose device plugin reads this file's Redis, where the stack keeps its devices.
+  const broker = await ownMosquitto({ redisUrl: redis.env.REDIS_URL });
+  stack = await startStack({ overrides: { ...redis.env, ...broker.env } });
   owner = await registerUser(stack.request);
 }, 60_000);
 

@@ -6,7 +6,7 @@
  */
 import { setPlan } from '../external/fixtures';
 import { connectAsDevice, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
-import { ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
+import { ownMosquitto, ownRedis, stopOwnServers, type RestartableServer } from '../helpers/own-servers';
 import { startStack, type Stack } from '../helpers/stack';
 import { missingAfterDrain, notYetStored, publishCounting } from '../helpers/stored-values';
 import { eventually, sleep } from '../helpers/wait';
@@ -25,7 +25,9 @@ const clients: mqtt.MqttClient[] = [];
 
 beforeAll(async () => {
   redis = await ownRedis();
-  stack = await startStack({ overrides: redis.env });
+  // A broker whose device plugin reads this file's Redis, where the stack keeps its devices.
+  const broker = await ownMosquitto({ redisUrl: redis.env.REDIS_URL });
+  stack = await startStack({ overrides: { ...redis.env, ...broker.env } });
   owner = await registerUser(stack.request);
   await setPlan(stack.request, owner, 'pro');
 }, 60_000);
