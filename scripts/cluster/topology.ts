@@ -6,8 +6,9 @@
  *
  * Two bridges in the root namespace, each host a network namespace of its own:
  *   service network 10.77.0.0/24: the balancer, gateways, workers, broker, Temporal, PostgreSQL;
- *   data network    10.77.1.0/24: the six Redis nodes, and a second interface of every gateway
- *                   and worker (so one node can be cut off from Redis alone: its `data0` down).
+ *   data network    10.77.1.0/24: the six Redis nodes, and a second interface of every gateway,
+ *                   worker (so one node can be cut off from Redis alone: its `data0` down) and
+ *                   of the broker, whose device plugin reads devices' token hashes in Redis.
  * The harness itself (root namespace) is .1 on both, and talks to nothing else.
  */
 
@@ -56,7 +57,7 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1
 /** Every host, in start order of their kind. Names are docker-compose.yml's service names. */
 export const HOSTS: readonly Host[] = [
   host('haproxy', 'balancer', 2, null),
-  host('mosquitto', 'broker', 31, null),
+  host('mosquitto', 'broker', 31, 41),
   host('temporal', 'temporal', 32, null),
   host('postgres', 'postgres', 33, null),
   ...range(REDIS_NODES).map((i) => host(`redis-${i}`, 'redis', null, 10 + i)),
