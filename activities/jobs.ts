@@ -175,7 +175,11 @@ export function createJobActivities({ redis, mqtt, emit, logger, topicRoot, inge
       await jobs.putDevices(jobId, canceled);
       const byId = new Map(canceled.map((e) => [e.deviceId, e]));
       const counts = countsOf(all.map((e) => byId.get(e.deviceId) ?? e));
-      await save({ ...job, state, counts, finishedAt: job.finishedAt ?? now });
+      // Told whether or not the save changed the record: a retry after a save whose event failed
+      // finds it saved, and the last event is the one a watcher waits for.
+      const finished: StoredJob = { ...job, state, counts, finishedAt: job.finishedAt ?? now };
+      await jobs.save(finished);
+      await tell(finished);
       await jobs.expireFinished(jobId);
     },
   };
