@@ -11,12 +11,21 @@
  * The admin named by plugin_opt_admin publishes {"commands":[{"command":"kickClient",
  * "username":…,"correlationData":…}]} on $CONTROL/dds-device-auth/v1 to drop a device's session.
  *
+ * Until a service client (any username that is not a device id) has subscribed to the devices'
+ * pin topics since the broker started, what devices publish is also kept, up to
+ * plugin_opt_hold_until_service messages, and published again in order once it has: Mosquitto 2.0
+ * restores a persisted session without its shared subscriptions, so after a restart the gateways
+ * must subscribe again, and a device that reconnected first would have its acknowledged values
+ * routed to nobody (docs/operations.md, "Broker").
+ *
  * Options: plugin_opt_redis host:port[,host:port…] (Redis Cluster nodes are fine: MOVED is
  * followed, so list a few seeds; a test broker lists a Redis and a Redis Cluster),
  * plugin_opt_topic_root (default dds; `+` takes any first level), plugin_opt_admin (default: the
- * environment's MQTT_DYNSEC_USERNAME, as in docker-compose.yml).
+ * environment's MQTT_DYNSEC_USERNAME, as in docker-compose.yml), plugin_opt_hold_until_service
+ * (default 0: nothing is held).
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +53,22 @@ static struct source sources[MAX_SOURCES];
 static int source_count;
 static char topic_root[128] = "dds";
 static char admin[128] = "";
+
+/* A device's message kept until a service client subscribes (plugin_opt_hold_until_service). */
+struct held {
+	char *topic;
+	void *payload;
+	uint32_t payloadlen;
+	uint8_t qos;
+	bool retain;
+	struct held *next;
+};
+
+static long hold_max;
+static long held_count;
+static bool service_subscribed;
+static bool released;
+static struct held *held_first, *held_last;
 
 int mosquitto_plugin_version(int count, const int *versions)
 {
@@ -195,6 +220,13 @@ static int device_may(int access, const char *suffix)
 	}
 }
 
+/* A filter ending in "/+/pin/+": the service's subscription to every device's values (shared or not). */
+static int is_pin_filter(const char *topic)
+{
+	size_t len = strlen(topic), tail = strlen("/+/pin/+");
+	return len >= tail && !strcmp(topic + len - tail, "/+/pin/+");
+}
+
 static int on_acl_check(int event, void *event_data, void *userdata)
 {
 	struct mosquitto_evt_acl_check *ed = event_data;
@@ -204,10 +236,58 @@ static int on_acl_check(int event, void *event_data, void *userdata)
 		int is_admin = username && admin[0] && !strcmp(username, admin);
 		if(is_admin && ed->access == MOSQ_ACL_WRITE && !strcmp(ed->topic, CONTROL_TOPIC)) return MOSQ_ERR_SUCCESS;
 		if(is_admin && ed->access != MOSQ_ACL_WRITE && !strcmp(ed->topic, CONTROL_TOPIC "/response")) return MOSQ_ERR_SUCCESS;
+		if(ed->access == MOSQ_ACL_SUBSCRIBE && is_pin_filter(ed->topic)) service_subscribed = true;
 		return MOSQ_ERR_PLUGIN_DEFER;
 	}
 	const char *suffix = own_suffix(ed->topic, username);
 	return suffix && device_may(ed->access, suffix) ? MOSQ_ERR_SUCCESS : MOSQ_ERR_ACL_DENIED;
+}
+
+/* A device's message while no service client has subscribed yet: routed as usual, and a copy kept. */
+static int on_message(int event, void *event_data, void *userdata)
+{
+	struct mosquitto_evt_message *ed = event_data;
+	(void)event; (void)userdata;
+	if(released || !is_device_id(mosquitto_client_username(ed->client))) return MOSQ_ERR_SUCCESS;
+	if(held_count >= hold_max){
+		if(held_count == hold_max) mosquitto_log_printf(MOSQ_LOG_WARNING, "dds_device_auth: %ld device messages held, no more kept", hold_max);
+		held_count = hold_max + 1;
+		return MOSQ_ERR_SUCCESS;
+	}
+	struct held *h = calloc(1, sizeof(*h));
+	if(h == NULL || (h->topic = strdup(ed->topic)) == NULL || (ed->payloadlen && (h->payload = malloc(ed->payloadlen)) == NULL)){
+		if(h){ free(h->topic); free(h); }
+		return MOSQ_ERR_SUCCESS;
+	}
+	if(ed->payloadlen) memcpy(h->payload, ed->payload, ed->payloadlen);
+	h->payloadlen = ed->payloadlen;
+	h->qos = ed->qos;
+	h->retain = ed->retain;
+	if(held_last) held_last->next = h;
+	else held_first = h;
+	held_last = h;
+	held_count++;
+	return MOSQ_ERR_SUCCESS;
+}
+
+/* After the loop turn in which a service client subscribed: the held messages go out again, in order. */
+static int on_tick(int event, void *event_data, void *userdata)
+{
+	(void)event; (void)event_data; (void)userdata;
+	if(released || !service_subscribed) return MOSQ_ERR_SUCCESS;
+	released = true;
+	long count = 0;
+	for(struct held *h = held_first, *next; h; h = next){
+		next = h->next;
+		mosquitto_broker_publish_copy(NULL, h->topic, (int)h->payloadlen, h->payload, h->qos, h->retain, NULL);
+		free(h->topic);
+		free(h->payload);
+		free(h);
+		count++;
+	}
+	held_first = held_last = NULL;
+	mosquitto_log_printf(MOSQ_LOG_NOTICE, "dds_device_auth: a service client subscribed; %ld held device messages published again", count);
+	return MOSQ_ERR_SUCCESS;
 }
 
 static void add_response(cJSON *responses, const char *command, const char *error, cJSON *correlation)
@@ -268,6 +348,8 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
 			snprintf(topic_root, sizeof(topic_root), "%s", opts[i].value);
 		}else if(!strcmp(opts[i].key, "admin")){
 			snprintf(admin, sizeof(admin), "%s", opts[i].value);
+		}else if(!strcmp(opts[i].key, "hold_until_service")){
+			hold_max = atol(opts[i].value);
 		}
 	}
 	if(!admin[0] && getenv("MQTT_DYNSEC_USERNAME")) snprintf(admin, sizeof(admin), "%s", getenv("MQTT_DYNSEC_USERNAME"));
@@ -276,6 +358,9 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
 			topic_root);
 	if(mosquitto_callback_register(plugin_id, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, NULL)) return MOSQ_ERR_UNKNOWN;
 	if(mosquitto_callback_register(plugin_id, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, NULL)) return MOSQ_ERR_UNKNOWN;
+	released = hold_max <= 0;
+	if(!released && (mosquitto_callback_register(plugin_id, MOSQ_EVT_MESSAGE, on_message, NULL, NULL) ||
+			mosquitto_callback_register(plugin_id, MOSQ_EVT_TICK, on_tick, NULL, NULL))) return MOSQ_ERR_UNKNOWN;
 	return mosquitto_callback_register(plugin_id, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, NULL);
 }
 
@@ -286,5 +371,9 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *opts, int cou
 	source_count = 0;
 	mosquitto_callback_unregister(plugin_id, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL);
 	mosquitto_callback_unregister(plugin_id, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL);
+	if(hold_max > 0){
+		mosquitto_callback_unregister(plugin_id, MOSQ_EVT_MESSAGE, on_message, NULL);
+		mosquitto_callback_unregister(plugin_id, MOSQ_EVT_TICK, on_tick, NULL);
+	}
 	return mosquitto_callback_unregister(plugin_id, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC);
 }

@@ -65,6 +65,13 @@ export function findMosquitto(): string {
  */
 export const MAX_QUEUED_MESSAGES = 100_000;
 
+/**
+ * What devices publish before a service client has subscribed to their pin topics since the broker
+ * started is kept, up to this many messages, and published again once one has (the device plugin:
+ * deploy/mosquitto-plugin/dds_device_auth.c; deploy/mosquitto/mosquitto.conf sets the same).
+ */
+export const HELD_UNTIL_SERVICE = 100_000;
+
 /** Packets larger than this are refused by the broker (DESIGN §11, MQTT_MAX_PACKET_BYTES; deploy/mosquitto/mosquitto.conf). */
 export const MAX_PACKET_BYTES = 65_536;
 
@@ -117,6 +124,7 @@ export function mosquittoConf(options: {
           `plugin_opt_redis ${auth.redis.join(',')}`,
           `plugin_opt_topic_root ${auth.topicRoot}`,
           `plugin_opt_admin ${auth.admin}`,
+          `plugin_opt_hold_until_service ${HELD_UNTIL_SERVICE}`,
         ]
       : []),
     `plugin ${options.plugin}`,
