@@ -44,6 +44,9 @@ export function streamOf(family: string, ownerId: string): string {
   return shardStream(family, shardOf(ownerId));
 }
 
+/** Every shard's fleet index (keys.fleetIndex): what a filtered device list reads, one range each. */
+export const fleetIndexes = (): string[] => TAGS.map((t) => `fleet:${t}`);
+
 /** Every shard's stream of a family: what a relay or persister reads, one XREADGROUP each. */
 export function shardStreams(family: string): string[] {
   return Array.from({ length: SHARDS }, (_, k) => shardStream(family, k));
@@ -98,6 +101,12 @@ export const keys = {
   historyExtra: (historyStream: string) => `${historyStream}:extra`,
   deviceByToken: (tokenHash: string) => `device:dt:${tokenHash}`,
   deviceBySimpleToken: (tokenHash: string) => `device:iot:${tokenHash}`,
+  /**
+   * The fleet index of a device's shard (store/lua/lib/fleet-index.lua, store/fleet-index.ts): the
+   * entries the device list's filters find devices by, of every project's devices in that shard, in
+   * their slot. `fleetIndexes` names every shard's.
+   */
+  fleetIndex: (deviceId: string) => `fleet:${tag(deviceId)}`,
   /** The twin's mirror: status, lastSeen, statusChangedAt, ipAddress, firmwareVersion, hardwareType. */
   deviceState: (deviceId: string) => `device:${tag(deviceId)}:${deviceId}:state`,
   /** Latest value of each pin: field = pin name, value = JSON `{value, updatedAt}`. */

@@ -19,26 +19,10 @@ export interface DeviceFilter {
   lastSeenAfter?: number;
 }
 
-/** Whether the filter asks anything of the device's record (name, tags, template, serial). */
-export const filtersRecord = (f: DeviceFilter): boolean =>
-  f.q !== undefined || f.tag !== undefined || f.templateId !== undefined || f.serial !== undefined;
-
-/** Whether a device's `name`, `tags`, `templateId` and `serial` fields (as stored, in that order) match the filter. */
-export function matchesRecord([name, tagsJson, templateId, serial]: (string | null)[], f: DeviceFilter): boolean {
-  if (f.q !== undefined && !(name ?? '').toLowerCase().includes(f.q.toLowerCase())) return false;
-  if (f.tag !== undefined && !(tagsJson ? (JSON.parse(tagsJson) as string[]) : []).includes(f.tag)) return false;
-  if (f.templateId !== undefined && templateId !== f.templateId) return false;
-  if (f.serial !== undefined && serial !== f.serial) return false;
-  return true;
+/** The `q` rule: the device's name contains `q`, in any case. */
+export function nameMatches(name: string, q: string): boolean {
+  return name.toLowerCase().includes(q.toLowerCase());
 }
-
-/** Whether the filter asks anything of the device's mirror (status, firmware, last seen). */
-export const filtersState = (f: DeviceFilter): boolean =>
-  f.status !== undefined ||
-  f.firmwareVersion !== undefined ||
-  f.firmwareVersionLt !== undefined ||
-  f.lastSeenBefore !== undefined ||
-  f.lastSeenAfter !== undefined;
 
 function sameVersion(version: string, wanted: string): boolean {
   const [a, b] = [parseSemVer(version), parseSemVer(wanted)];
@@ -50,13 +34,12 @@ function versionBelow(version: string, bound: string): boolean {
   return a !== null && b !== null && compareSemVer(a, b) < 0;
 }
 
-/** Whether a device's mirrored `status`, `firmwareVersion` and `lastSeen` (in that order) match the filter. */
-export function matchesState([status, firmware, lastSeen]: (string | null)[], f: DeviceFilter): boolean {
-  if (f.status !== undefined && (status ?? 'offline') !== f.status) return false;
-  if (f.firmwareVersion !== undefined && !(firmware && sameVersion(firmware, f.firmwareVersion))) return false;
-  if (f.firmwareVersionLt !== undefined && !(firmware && versionBelow(firmware, f.firmwareVersionLt))) return false;
-  const seen = lastSeen ? Date.parse(lastSeen) : null;
-  if (f.lastSeenBefore !== undefined && seen !== null && seen >= f.lastSeenBefore) return false;
-  if (f.lastSeenAfter !== undefined && (seen === null || seen <= f.lastSeenAfter)) return false;
+/** Whether the filter asks anything of the firmware version. */
+export const filtersFirmware = (f: DeviceFilter): boolean => f.firmwareVersion !== undefined || f.firmwareVersionLt !== undefined;
+
+/** The `firmwareVersion` and `firmwareVersionLt` rules for a device's mirrored (non-empty) firmware version. */
+export function firmwareMatches(version: string, f: DeviceFilter): boolean {
+  if (f.firmwareVersion !== undefined && !sameVersion(version, f.firmwareVersion)) return false;
+  if (f.firmwareVersionLt !== undefined && !versionBelow(version, f.firmwareVersionLt)) return false;
   return true;
 }

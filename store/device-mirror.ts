@@ -6,8 +6,8 @@ import { hsetWhileExists } from './lua/hset-if-exists';
 import { luaScript } from './lua/load';
 import { TWIN_MESSAGE_WINDOW_MS } from './twin-messages';
 
-/** The twin's status write to the mirror, a no-op once the device is gone (write-status-3.lua). */
-const WRITE_STATUS = luaScript('write-status-3');
+/** The twin's status write to the mirror, a no-op once the device is gone (write-status-4.lua). */
+const WRITE_STATUS = luaScript('write-status-4');
 
 export interface StatusWrite {
   deviceId: string;
@@ -23,13 +23,13 @@ export interface StatusWrite {
  * Writes status, statusChangedAt, lastSeen (which only moves forward) and the disconnect reason
  * (kept while offline); going offline clears the wake marker; an `online` written ahead by the
  * gateway is confirmed (or corrected). A change of status, statusChangedAt or reason publishes its
- * `device:status` in the same step (write-status-3.lua; none when the mirror already said so).
+ * `device:status` in the same step (write-status-4.lua; none when the mirror already said so).
  * Returns the lastSeen now stored, or `written: false` when the device is gone.
  */
 export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ written: boolean; lastSeen: string | null }> {
   const [written, seen] = (await WRITE_STATUS(
     redis,
-    [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId)],
+    [keys.device(req.deviceId), keys.deviceState(req.deviceId), keys.deviceWake(req.deviceId), keys.fleetIndex(req.deviceId)],
     [
       req.status,
       req.statusChangedAt,
@@ -43,8 +43,8 @@ export async function writeStatus(redis: Redis, req: StatusWrite): Promise<{ wri
   return written === 1 ? { written: true, lastSeen: seen || null } : { written: false, lastSeen: null };
 }
 
-/** The gateway's write ahead of the twin, with the twin's signal as an outbox intent (write-status-ahead-3.lua). */
-const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-3');
+/** The gateway's write ahead of the twin, with the twin's signal as an outbox intent (write-status-ahead-4.lua). */
+const WRITE_STATUS_AHEAD = luaScript('write-status-ahead-4');
 
 export interface StatusAhead {
   /** `online` was written (marked `statusAhead` until the twin confirms it) and the twin's intent with it. */
@@ -73,16 +73,21 @@ export async function writeStatusAhead(
 ): Promise<StatusAhead> {
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
-    [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId)],
+    [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId), keys.fleetIndex(input.deviceId)],
     [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute, Date.now(), TWIN_MESSAGE_WINDOW_MS],
   )) as [number, string, string];
   const [written, status, seen] = reply;
   return { written: written === 1, status, lastSeen: seen || null };
 }
 
+/** The twin's info write to the mirror, its firmware's fleet index entry with it (write-info-3.lua). */
+const WRITE_INFO = luaScript('write-info-3');
+
 /** The twin's info fields (ipAddress, firmwareVersion, hardwareType) to the mirror, while the device exists. */
-export function writeInfo(redis: Redis, deviceId: string, fields: Record<string, string>): Promise<boolean> {
-  return hsetWhileExists(redis, keys.device(deviceId), keys.deviceState(deviceId), fields);
+export async function writeInfo(redis: Redis, deviceId: string, fields: Record<string, string>): Promise<boolean> {
+  const flat = Object.entries(fields).flat();
+  if (flat.length === 0) return (await redis.exists(keys.device(deviceId))) === 1;
+  return (await WRITE_INFO(redis, [keys.device(deviceId), keys.deviceState(deviceId), keys.fleetIndex(deviceId)], [deviceId, ...flat])) === 1;
 }
 
 /**

@@ -16,13 +16,14 @@ import { zaddWithin } from './quota-ledger';
 import { publishRulesChanged } from './rules-changed';
 import type { DeviceFilter } from './device-filter';
 import { selectDeviceIds } from './device-selection';
+import { dropDeviceRecord, writeDeviceRecord } from './fleet-index';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
 /** The device hash field holding the hash of a `dt_` token being changed to, until the broker took it. */
 const STAGED_TOKEN_FIELD = 'stagedTokenHash';
 const INDEX_DEVICE = luaScript('index-device-3');
-const PATCH = luaScript('patch-device-2');
+const PATCH = luaScript('patch-device-3');
 
 export function newDeviceToken(): string {
   return newSecret(DEVICE_TOKEN_PREFIX, 24);
@@ -164,7 +165,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       const tokenHash = hashSecret(token);
       const { id: deviceId, projectId } = device;
       await redis.set(keys.deviceByToken(tokenHash), deviceId);
-      await redis.hset(keys.device(deviceId), {
+      await writeDeviceRecord(redis, deviceId, {
         id: deviceId,
         projectId,
         ownerId,
@@ -187,7 +188,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
         [deviceId, Date.parse(device.createdAt), JSON.stringify({ deviceId, projectId }), JSON.stringify(retire.payload)],
       )) as [number, string];
       if (indexed === 1) return { created: true, device: { ...device, state: toDeviceState({}) } };
-      await redis.del(keys.device(deviceId));
+      await dropDeviceRecord(redis, deviceId);
       await redis.del(keys.deviceByToken(tokenHash));
       return { created: false, retire: { stream, entryId, intent: retire } };
     },
@@ -248,7 +249,7 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
       if (patch.heartbeatTimeoutS !== undefined)
         fields.push('heartbeatTimeoutS', patch.heartbeatTimeoutS === null ? '' : String(patch.heartbeatTimeoutS));
       const stream = streamOf(outbox, deviceId);
-      const reply = await PATCH(redis, [keys.device(deviceId), stream], [...intentArgs(intent), ...fields]);
+      const reply = await PATCH(redis, [keys.device(deviceId), stream, keys.fleetIndex(deviceId)], [...intentArgs(intent), ...fields]);
       if (reply === 0) return 'gone';
       if (patch.tags !== undefined || patch.templateId !== undefined) await publishRulesChanged(redis, deviceId);
       return intent === null ? null : writtenIntent(reply, intent, stream);

@@ -6,12 +6,12 @@ import type { StreamPoint } from './pg/persist-points';
 
 /**
  * The history stream (keys.historyStream): ingest appends every accepted point to it in the same
- * atomic step as the latest value (store-point-12.lua, import-points-4.lua); every node's persister
+ * atomic step as the latest value (store-point-13.lua, import-points-4.lua); every node's persister
  * drains it into PostgreSQL and deletes what it persisted, so what the stream holds is exactly the
  * backlog.
  *
  * Two kinds of entry (docs/architecture.md, "History"):
- * - `p`: one point, `{ms} {deviceId} {pin} {value}` (store-point-12.lua);
+ * - `p`: one point, `{ms} {deviceId} {pin} {value}` (store-point-13.lua);
  * - `b`: a bulk import's readings of one device, JSON `[deviceId, ms, pin, value, ms, pin, value, ...]`,
  *   and `n`: how many (import-points-4.lua). Entry `ms-n` with k readings stands for the ids `ms-n` … `ms-(n+k-1)`:
  *   the script moves the stream's last id past them (XSETID), so reading i has the id `ms-(n+i)`

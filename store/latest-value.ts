@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * A pin's latest value as the ingest script stores it in `device:{id}:pins` (store-point-12.lua):
+ * A pin's latest value as the ingest script stores it in `device:{id}:pins` (store-point-13.lua):
  * JSON `{value, updatedAt, origin, reportedAt}`. Entries written before origins were kept have
  * neither `origin` nor `reportedAt`.
  */

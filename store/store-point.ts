@@ -14,13 +14,13 @@ import { luaScript } from './lua/load';
  * a device the mirror does not show online, sets the short-lived wake marker (NX) so one signal
  * reaches the twin per burst. A write toward a device that is not online is kept for it (newest
  * value per pin), in the same step, for its twin to deliver when it comes online; and a write's
- * command record is made, queued, in the same step (store-point-12.lua). The value's `pin:update`
+ * command record is made, queued, in the same step (store-point-13.lua). The value's `pin:update`
  * and the write's `command` event are published in that step too (docs/realtime.md), so a value
  * stored is a value shown, even if the node stops right after.
  * Throws StoreError DEVICE_GONE, PIN_LOCKED, or HISTORY_BACKLOG when the history stream is full
  * (PostgreSQL down or behind: an HTTP write answers 503 naming postgres), having written nothing.
  */
-const run = luaScript('store-point-12');
+const run = luaScript('store-point-13');
 
 export interface StorePointInput {
   deviceId: string;
@@ -48,7 +48,7 @@ export interface StorePointInput {
    * device's shard (common/shard-ids.ts).
    */
   command?: Omit<StoredCommand, 'projectId'>;
-  /** A device value the MQTT bridge took: stored once whatever retries or redeliveries follow (store-point-12.lua). */
+  /** A device value the MQTT bridge took: stored once whatever retries or redeliveries follow (store-point-13.lua). */
   delivery?: Delivery;
 }
 
@@ -145,6 +145,7 @@ async function storeOnce(redis: Redis, input: StorePointInput, withIntents: Read
       keys.historyExtra(streamOf(input.historyStream, input.deviceId)),
       input.command ? keys.command(input.command.id) : keys.deviceCommands(input.deviceId),
       keys.deviceCommands(input.deviceId),
+      keys.fleetIndex(input.deviceId),
     ],
     [
       input.pin,

@@ -3,7 +3,7 @@ import type { IPublishPacket } from 'mqtt';
 import type { Delivery } from '../../store/ingest-store';
 
 /**
- * What makes one MQTT delivery of a device value stored once (store/lua/store-point-12.lua, "Each
+ * What makes one MQTT delivery of a device value stored once (store/lua/store-point-13.lua, "Each
  * delivery stored once"): an id of its own, made when the bridge takes the packet and kept by every
  * retry of it, and the packet key, a digest of the node's broker session, the packet id, topic and
  * payload, which the broker's redelivery of the packet to that session (the DUP flag set, after the

@@ -14,7 +14,7 @@ export interface TwinConfirmedOptions {
 }
 
 /**
- * Resolves once the twin a `twin-online` intent went to has confirmed the mirror (write-status-3.lua
+ * Resolves once the twin a `twin-online` intent went to has confirmed the mirror (write-status-4.lua
  * removed `statusAhead`), or after `capMs`; other intents at once. The pacer of the `twin-online`
  * relays holds each slot this long, so a node keeps at most its slots' worth of twins confirming in
  * Temporal at a time (docs/architecture.md "Reconnect storms"). A stopping node stops waiting.

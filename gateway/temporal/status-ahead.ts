@@ -3,7 +3,7 @@
  * online by the gateway at once, ahead of its twin, which stays the source of truth and confirms
  * or corrects the mirror one round trip later.
  *
- * One Redis step (write-status-ahead-3.lua) writes the mirror's `online` (marked `statusAhead`,
+ * One Redis step (write-status-ahead-4.lua) writes the mirror's `online` (marked `statusAhead`,
  * never over a later change) and the twin's signal as a `twin-online` outbox intent, so the twin is
  * told of every `online` written ahead of it even if Temporal is down now, and its `device:status`.
  * Temporal is not on this path: a storm of reconnects costs Redis round trips, and the outbox relay

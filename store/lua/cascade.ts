@@ -1,6 +1,6 @@
 import type { WrittenIntent } from '../../common/outbox-intents';
 import type { Redis } from '../../common/redis';
-import { keys, streamOf } from '../../common/redis-keys';
+import { fleetIndexes, keys, streamOf } from '../../common/redis-keys';
 import { luaScript } from './load';
 
 /**
@@ -11,7 +11,7 @@ import { luaScript } from './load';
  * hash, rule and widget records, the project's and the members' indexes. A crash between leaves
  * only keys that every reader already ignores (their owner is gone).
  */
-const RETIRE_DEVICE = luaScript('retire-device-12');
+const RETIRE_DEVICE = luaScript('retire-device-13');
 const RETIRE_PROJECT = luaScript('retire-project-n');
 
 interface RetiredDevice {
@@ -61,6 +61,7 @@ async function retireDevice(redis: Redis, stream: string, deviceId: string, with
       keys.devicePending(deviceId),
       keys.deviceAlarms(deviceId),
       keys.deviceCommands(deviceId),
+      keys.fleetIndex(deviceId),
     ],
     [deviceId, withIntent ? '1' : '0'],
   );
@@ -124,6 +125,8 @@ export async function deleteProjectScript(redis: Redis, outbox: string, projectI
   const retired = JSON.parse(reply) as RetiredProject;
   const devices = list(retired.devices);
   for (const [deviceId] of devices) await retireDevice(redis, streamOf(outbox, deviceId), deviceId, false);
+  // Each device's step took its fleet index entries; the project's firmware markers (lib/fleet-index.lua) go here.
+  await Promise.all(fleetIndexes().map((key) => redis.zremrangebylex(key, `[${projectId}\u0000`, `(${projectId}\u0001`)));
   await Promise.all([
     ...list(retired.members).map((userId) => redis.zrem(keys.userProjects(userId), projectId)),
     retired.owner ? redis.zrem(keys.userOwnedProjects(retired.owner), projectId) : null,

@@ -1,11 +1,11 @@
 -- Moves one command (store/commands.ts) in one atomic step; nothing once the device is gone. A
--- command is made, queued, by the ingest step of its write (store-point-12.lua).
+-- command is made, queued, by the ingest step of its write (store-point-13.lua).
 -- KEYS: 1 device:{id}, 2 command:{commandId}, 3 device:{id}:state, 4 device:{id}:pins
 -- ARGV: 1 the state to move to (sent, acknowledged, expired, superseded), 2 the time (ISO),
 --       3 the states it may move from (comma-separated), 4 the device id the command must belong to,
 --       5–7 where the device's events are published (lib/device-events.lua)
 -- A command sent is awaited on its pin (field `ack:{pin}` of device:{id}:state, {commandId, value}):
--- the device acknowledges it by publishing the same value there (store-point-12.lua) or its id on
+-- the device acknowledges it by publishing the same value there (store-point-13.lua) or its id on
 -- `{root}/{id}/ack`. A device that echoed before its command was marked sent (the echo overtook the
 -- sender's move) has it acknowledged by the move: the pin's latest value is the device's own, equal
 -- to the command's, reported since the command was made. A command sent in place of another one

@@ -8,10 +8,10 @@
 -- Appends the readings to the history stream as ONE entry `ms-n` standing for the ids ms-n …
 -- ms-(n+k-1) (the stream's last id is moved past them, so no other entry gets one), and moves
 -- each pin's latest value to its newest reading unless a newer value is there, as
--- store-point-12.lua does for one import: origin 'import', reportedAt kept (an import is not the
+-- store-point-13.lua does for one import: origin 'import', reportedAt kept (an import is not the
 -- device reporting).
 -- Each moved latest value takes the device's next event sequence number and publishes its
--- pin:update (docs/realtime.md) in the same step, as store-point-12.lua does for every value.
+-- pin:update (docs/realtime.md) in the same step, as store-point-13.lua does for every value.
 -- Returns {projectId}; refuses with
 -- STORE:DEVICE_GONE or STORE:HISTORY_BACKLOG (the readings do not fit) before writing anything.
 -- #include lib/device-events.lua

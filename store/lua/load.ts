@@ -6,7 +6,7 @@ import { isStoreErrorCode, StoreError } from '../errors';
 
 /**
  * The one way a Lua script reaches Redis. Each script is a file in this folder named with its key
- * count (`store-point-12.lua`: 12 KEYS), or `-n` when the keys it touches are not fixed by the file
+ * count (`store-point-13.lua`: 12 KEYS), or `-n` when the keys it touches are not fixed by the file
  * (the count varies with the call, or keys are derived inside Redis from data it reads).
  *
  * A script runs by its SHA (EVALSHA) once its connection has run it, and is sent whole (EVAL)

@@ -19,7 +19,7 @@ import { idInShardOf } from '../../common/shard-ids';
 import { createStores, type Stores } from '../../store';
 import { fleetCatchUp } from '../../store/fleet-catch-up';
 import { newDevice } from '../../store/devices';
-import { writeStatus, writeStatusAhead } from '../../store/device-mirror';
+import { writeInfo, writeStatus, writeStatusAhead } from '../../store/device-mirror';
 import { importPoints } from '../../store/import-points';
 import { waitPersisted } from '../../store/history-stream';
 import { startHistoryPersister } from '../../gateway/history/persister';
@@ -189,6 +189,8 @@ test('every script in store/lua runs on the cluster, each through the store call
     (await writeStatus(redis, { deviceId: device.id, status: 'online', statusChangedAt: at.toISOString(), lastSeen: at.toISOString() }))
       .written,
   ).toBe(true);
+  expect(await writeInfo(redis, device.id, { firmwareVersion: '1.0.0' })).toBe(true);
+  expect(await stores.devices.list([project.id], { firmwareVersion: '1.0.0', page: 1, limit: 10 })).toMatchObject({ total: 1 });
   const ruleId = randomUUID();
   const raised = await stores.alarms.raise({
     edgeId: randomUUID(),

@@ -40,7 +40,7 @@ const none = () => Promise.reject(new Error('not part of this test'));
 const SLOTS = 4;
 const STORM = 400;
 
-/** A storm's devices, each shown online ahead of its twin (write-status-ahead-3.lua: mirror + `twin-online` intent). */
+/** A storm's devices, each shown online ahead of its twin (write-status-ahead-4.lua: mirror + `twin-online` intent). */
 async function storm(redis: Redis, taskQueue: string, projectId: string): Promise<string[]> {
   const ids = Array.from({ length: STORM }, () => randomUUID());
   const at = new Date().toISOString();
@@ -135,7 +135,7 @@ test('a twin-online intent holds its slot until its twin confirms the mirror; ea
   await eventually(() => expect(delivered).toEqual([sent.id]));
   expect(told).toHaveLength(SLOTS);
 
-  // The twins confirm (as write-status-3.lua does: `statusAhead` removed): as many more are told.
+  // The twins confirm (as write-status-4.lua does: `statusAhead` removed): as many more are told.
   await Promise.all(told.slice(0, 2).map((id) => redis.hdel(keys.deviceState(id), 'statusAhead')));
   await eventually(() => expect(told).toHaveLength(SLOTS + 2));
   expect(new Set(told).size).toBe(told.length);

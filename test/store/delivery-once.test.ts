@@ -1,5 +1,5 @@
 /**
- * The store step keeps a device's recent MQTT deliveries (store/lua/store-point-12.lua, "Each
+ * The store step keeps a device's recent MQTT deliveries (store/lua/store-point-13.lua, "Each
  * delivery stored once"): a try of a delivery stored already writes nothing, by its id always and by
  * its packet key only when the broker sent it again (DUP), since packet ids are reused.
  */

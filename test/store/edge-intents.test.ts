@@ -1,6 +1,6 @@
 /**
  * A value's threshold rules go to the store step without the intents their edges would write
- * (store/store-point.ts, store/lua/store-point-12.lua): most values flip no edge, and 100 rules'
+ * (store/store-point.ts, store/lua/store-point-13.lua): most values flip no edge, and 100 rules'
  * notifications and alarm edges made and sent per value were most of its cost. A value that flips
  * an edge is sent again with that rule's intents, and nothing is written twice.
  */

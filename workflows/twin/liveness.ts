@@ -10,10 +10,10 @@
  *   status are notified (status-rules.ts), then, online, kept commands go out (commands.ts).
  *
  * The gateway and Redis follow this rule without deciding it: the gateway shows `online` ahead
- * of the twin and tells it (gateway/temporal/status-ahead.ts, store/lua/write-status-ahead-3.lua);
+ * of the twin and tells it (gateway/temporal/status-ahead.ts, store/lua/write-status-ahead-4.lua);
  * a value from a device the mirror does not show online wakes the twin (the wake marker,
- * store/lua/store-point-12.lua); the twin's write confirms or corrects the mirror
- * (store/lua/write-status-3.lua); the outbox relay waits for that confirmation
+ * store/lua/store-point-13.lua); the twin's write confirms or corrects the mirror
+ * (store/lua/write-status-4.lua); the outbox relay waits for that confirmation
  * (gateway/outbox/twin-confirmed.ts); the liveness watch waits out the heartbeat deadline
  * (activities/mirror.ts `awaitSilence`).
  */

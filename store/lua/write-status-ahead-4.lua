@@ -3,11 +3,12 @@
 -- told (at least once) of every `online` the mirror shows ahead of it. lastSeen moves forward in
 -- every case. The status is written only when the mirror does not say online and its last change
 -- is older than `at` (a later change the twin wrote wins, and the twin would not take activity
--- from before it), and it is marked `statusAhead` until the twin's own write (write-status-3.lua)
--- confirms or corrects it.
+-- from before it), and it is marked `statusAhead` until the twin's own write (write-status-4.lua)
+-- confirms or corrects it. Its online and lastSeen entries in the fleet index (lib/fleet-index.lua)
+-- move in the same step.
 -- Liveness: follows workflows/twin/liveness.ts, which decides online and offline; this script only
 -- shows ahead the `online` that module decides for activity after the last change.
--- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream.
+-- KEYS: 1 device:{id}, 2 device:{id}:state, 3 the outbox stream, 4 the fleet index of its shard.
 -- ARGV: 1 device id, 2 at (ISO 8601), 3 the pin the activity was on ('' for a status message),
 --       4 '1' for a status `online` message: when the mirror shows online already, the twin is told
 --       only if the last status it was told or held is not `online` (it may hold an offline the
@@ -20,6 +21,7 @@
 -- #include lib/outbox.lua
 -- #include lib/device-events.lua
 -- #include lib/twin-messages.lua
+-- #include lib/fleet-index.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return {0, '', ''} end
 local at = ARGV[2]
@@ -27,6 +29,7 @@ local state = redis.call('HMGET', KEYS[2], 'status', 'statusChangedAt', 'lastSee
 local seen = state[3]
 if (not seen) or seen < at then
   redis.call('HSET', KEYS[2], 'lastSeen', at)
+  fleetMove(KEYS[4], projectId, 'l', seen, at, ARGV[1])
   seen = at
 end
 local status = state[1] or ''
@@ -44,6 +47,7 @@ if redis.call('HEXISTS', KEYS[2], 'msg:status') == 1 then
   redis.call('HSET', KEYS[2], 'msg:status', cjson.encode({deviceId = ARGV[1], projectId = projectId, status = 'online', at = at}))
 end
 redis.call('HSET', KEYS[2], 'status', 'online', 'statusChangedAt', at, 'statusAhead', '1')
+fleetMove(KEYS[4], projectId, 'o', nil, 'online', ARGV[1])
 redis.call('HDEL', KEYS[2], 'disconnectReason')
 writeIntent(KEYS[3], 'twin-online', cjson.encode(payload))
 publishDeviceEvent({ARGV[5], ARGV[6], ARGV[7]}, projectId, ARGV[1], 'device:status', statusEvent(ARGV[1], 'online', seen, nil, redis.call('HINCRBY', KEYS[1], 'seq', 1)))

@@ -3,7 +3,7 @@
 --       5 device:{id}:locks, 6 device:{id}:rule-state, 7 device:{id}:wake, 8 device:{id}:pending,
 --       9 the outbox stream, 10 the history stream's extra-points counter (keys.historyExtra),
 --       11 command:{commandId} of the write's command (when it makes none, KEYS[12] again: not touched),
---       12 device:{id}:commands
+--       12 device:{id}:commands, 13 the fleet index of its shard (lib/fleet-index.lua: lastSeen's entry)
 -- ARGV: 1 pin, 2 value, 3 ms, 4 ISO time, 5 history stream bound, 6 '1' toward the device, 7 '1' from the device,
 --       8 wake TTL (s), 9 device id, 10 now (ISO), 11 the write's command record, queued, without its
 --       projectId (JSON, '' for none: store/commands.ts StoredCommand), 12 how long a command record is
@@ -23,6 +23,7 @@
 --         for rules sent without the intents their edge now writes (nothing written);
 -- refuses with STORE:DEVICE_GONE, STORE:DEVICE_RATE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
+-- #include lib/fleet-index.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return redis.error_reply('STORE:DEVICE_GONE') end
 local pin, value, iso = ARGV[1], ARGV[2], ARGV[4]
@@ -150,7 +151,10 @@ end
 local wake = 0
 if ARGV[7] == '1' then
   local seen = redis.call('HGET', KEYS[4], 'lastSeen')
-  if not seen or seen < iso then redis.call('HSET', KEYS[4], 'lastSeen', iso) end
+  if not seen or seen < iso then
+    redis.call('HSET', KEYS[4], 'lastSeen', iso)
+    fleetMove(KEYS[13], projectId, 'l', seen, iso, ARGV[9])
+  end
   if status ~= 'online' and redis.call('SET', KEYS[7], '1', 'NX', 'EX', ARGV[8]) then wake = 1 end
 end
 -- Live views (docs/realtime.md): the pin:update of this value carries the device's next sequence number.

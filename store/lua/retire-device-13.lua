@@ -5,13 +5,16 @@
 -- project's indexes) is removed in the steps after; readers of those check the device or the
 -- record's binding first (docs/architecture.md "Redis Cluster").
 -- KEYS: 1 device:{id}, 2 the outbox stream of its shard, 3 device:{id}:rules, 4 device:{id}:widgets,
---       5..12 the device's other keys.
+--       5..12 the device's other keys (5 device:{id}:state), 13 the fleet index of its shard, whose
+--       entries of the device (lib/fleet-index.lua) go in the same step.
 -- ARGV: 1 device id, 2 '1' to write the device-retire intent ('0': a project delete wrote it).
 -- Returns nil when it did not exist, else JSON {entryId ('' without intent), projectId, ownerId
 -- (its project owner's, whose devices quota it counts in; false when not recorded), tokenHashes,
 -- rules, widgets, templateId (false when none)}.
+-- #include lib/fleet-index.lua
 local projectId = redis.call('HGET', KEYS[1], 'projectId')
 if not projectId then return nil end
+fleetIndexDevice(KEYS[13], KEYS[1], KEYS[5], ARGV[1], false)
 local tokenHashes = {}
 for _, field in ipairs({'tokenHash', 'simpleTokenHash'}) do
   local h = redis.call('HGET', KEYS[1], field)
