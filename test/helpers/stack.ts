@@ -14,6 +14,7 @@ import { testConfig } from '../harness/config';
 import { httpClient, type Request } from './http';
 import { eventually } from './wait';
 import { workflowBundle } from './workflow-bundle';
+import { startWorkerProcess } from '../twin/support/worker-process';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -34,8 +35,10 @@ export interface Stack extends StackNode {
   redis: Redis;
   /** Every stored point of a pin (PostgreSQL), oldest first, once the points written before the call are persisted. */
   history(deviceId: string, pin: string): Promise<{ value: string; timestamp: string }[]>;
-  /** Stops the twin worker and starts a new one on the same task queue (with `worker: true`). */
+  /** Stops the twin worker (unless killed) and starts a new one on the same task queue (with `worker`). */
   restartWorker(): Promise<void>;
+  /** SIGKILLs the twin worker's process (with `worker: 'process'`) and resolves once it is gone. */
+  killWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,8 +46,11 @@ export interface StackOptions {
   overrides?: Record<string, string>;
   /** Gateway nodes sharing one Redis, broker and Temporal (default 1). */
   nodes?: number;
-  /** Run a twin worker on the stack's task queue (default false). */
-  worker?: boolean;
+  /**
+   * Run a twin worker on the stack's task queue (default false): in the test's process (`true`),
+   * or as its own process, the real entry point workers/main.ts (`'process'`), which killWorker ends.
+   */
+  worker?: boolean | 'process';
 }
 
 async function startNode(config: Config, credentialKey: string): Promise<StackNode> {
@@ -102,6 +108,26 @@ async function startWorker(config: Config): Promise<{ stop(): Promise<void> }> {
   };
 }
 
+/** The twin worker as its own process (workers/main.ts) on the stack's task queue and topic root. */
+async function startWorkerChild(config: Config, overrides: Record<string, string> = {}): Promise<RunningWorker> {
+  const { child, exited } = await startWorkerProcess({
+    TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+    MQTT_TOPIC_ROOT: config.MQTT_TOPIC_ROOT,
+    SHUTDOWN_GRACE_MS: String(config.SHUTDOWN_GRACE_MS),
+    ...overrides,
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+}
+
+interface RunningWorker {
+  stop(): Promise<void>;
+  kill?(): Promise<void>;
+}
+
 /** Real gateway nodes on free ports (and optionally a twin worker), wired to this run's servers. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const config = testConfig({
@@ -118,7 +144,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const nodes: StackNode[] = [];
   // Each node has a name of its own: its broker sessions are named after it.
   for (let i = 0; i < (options.nodes ?? 1); i++) nodes.push(await startNode({ ...config, NODE_ID: `test-${randomUUID()}` }, credentialKey));
-  let worker = options.worker ? await startWorker(config) : null;
+  const launch = () => (options.worker === 'process' ? startWorkerChild(config, options.overrides) : startWorker(config));
+  let worker: RunningWorker | null = options.worker ? await launch() : null;
   // The tests' own look into Redis: a generous deadline, so a loaded machine does not fail a test
   // the product passed.
   const redis = createRedis(config, 'test-inspector', WORKER_REDIS_COMMAND_TIMEOUT_MS);
@@ -133,7 +160,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     history: (deviceId, pin) => series.text(deviceId, pin, { from: null, to: null, limit: 1_000_000 }),
     async restartWorker() {
       await worker?.stop();
-      worker = await startWorker(config);
+      worker = await launch();
+    },
+    async killWorker() {
+      if (!worker?.kill) throw new Error("killWorker needs a stack started with worker: 'process'");
+      await worker.kill();
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.composed.stop()));

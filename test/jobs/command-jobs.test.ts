@@ -4,36 +4,26 @@
  */
 import type mqtt from 'mqtt';
 import type { Job } from '../../common/jobs';
-import { createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
-import { type ClientSocket, connectSocket, emitWithAck } from '../helpers/socket';
-import { startStack, type Stack } from '../helpers/stack';
+import { createDevice, registerUser, type TestUser } from '../helpers/fixtures';
+import type { Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
-import { onlineDevice, startJob, watchJobs } from './support';
+import { closeJobsSuite, type JobWatch, type JobsSuite, onlineDevice, openJobsSuite, startJob } from './support';
 
 jest.setTimeout(90_000);
 
+let suite: JobsSuite | undefined;
 let stack: Stack;
 let owner: TestUser;
 let projectId: string;
-let socket: ClientSocket;
-let jobs: ReturnType<typeof watchJobs>;
-const clients: mqtt.MqttClient[] = [];
+let jobs: JobWatch;
+let clients: mqtt.MqttClient[];
 
 beforeAll(async () => {
-  stack = await startStack({ worker: true });
-  owner = await registerUser(stack.request);
-  await setPlan(stack.request, owner, 'pro');
-  projectId = (await createProject(stack.request, owner)).id;
-  socket = await connectSocket(stack.baseUrl, owner.token);
-  await emitWithAck(socket, 'subscribe', { projectId });
-  jobs = watchJobs(socket);
+  suite = await openJobsSuite('process');
+  ({ stack, owner, projectId, jobs, clients } = suite);
 });
 
-afterAll(async () => {
-  socket.close();
-  await Promise.all(clients.map((c) => c.endAsync()));
-  await stack.stop();
-});
+afterAll(() => closeJobsSuite(suite));
 
 async function devices(n: number, tags: string[] = []): Promise<{ id: string; token: string }[]> {
   const made = [];
@@ -150,7 +140,7 @@ test('cancel stops a running job: nothing more is sent, the rest is canceled', a
   expect((await stack.request('POST', `/api/v1/jobs/${job.id}/cancel`, { token: owner.token })).status).toBe(409);
 });
 
-test('a job goes on, with its rollout timers, across a worker restart', async () => {
+test('a job goes on, with its rollout timers, when its worker process is killed (SIGKILL) mid-job and another starts', async () => {
   const fleet = await devices(6);
   const job = await startJob(stack.request, owner, {
     projectId,
@@ -159,7 +149,9 @@ test('a job goes on, with its rollout timers, across a worker restart', async ()
     rollout: { maxPerMinute: 120 },
     ttlSeconds: 3,
   });
-  await jobs.until(job.id, (j) => j.counts.queued >= 2);
+  const midway = await jobs.until(job.id, (j) => j.counts.queued >= 2);
+  await stack.killWorker();
+  expect(midway.counts.queued).toBeLessThan(6);
   await stack.restartWorker();
   const finished = await jobs.until(job.id, (j) => j.state === 'completed', 60_000);
   // Every device was sent to once, before or after the restart; their commands expired unsent (the devices stayed offline).

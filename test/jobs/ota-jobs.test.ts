@@ -5,36 +5,26 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type mqtt from 'mqtt';
-import { createDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
-import { type ClientSocket, connectSocket, emitWithAck } from '../helpers/socket';
-import { startStack, type Stack } from '../helpers/stack';
+import { createDevice, type TestUser } from '../helpers/fixtures';
+import type { Stack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
-import { onlineDevice, startJob, watchJobs } from './support';
+import { closeJobsSuite, type JobWatch, type JobsSuite, onlineDevice, openJobsSuite, startJob } from './support';
 
 jest.setTimeout(120_000);
 
+let suite: JobsSuite | undefined;
 let stack: Stack;
 let owner: TestUser;
 let projectId: string;
-let socket: ClientSocket;
-let jobs: ReturnType<typeof watchJobs>;
-const clients: mqtt.MqttClient[] = [];
+let jobs: JobWatch;
+let clients: mqtt.MqttClient[];
 
 beforeAll(async () => {
-  stack = await startStack({ worker: true });
-  owner = await registerUser(stack.request);
-  await setPlan(stack.request, owner, 'pro');
-  projectId = (await createProject(stack.request, owner)).id;
-  socket = await connectSocket(stack.baseUrl, owner.token);
-  await emitWithAck(socket, 'subscribe', { projectId });
-  jobs = watchJobs(socket);
+  suite = await openJobsSuite();
+  ({ stack, owner, projectId, jobs, clients } = suite);
 });
 
-afterAll(async () => {
-  socket.close();
-  await Promise.all(clients.map((c) => c.endAsync()));
-  await stack.stop();
-});
+afterAll(() => closeJobsSuite(suite));
 
 interface Offer {
   jobId: string;

@@ -1,9 +1,9 @@
 import type mqtt from 'mqtt';
 import type { Job } from '../../common/jobs';
-import { connectAsDevice, type TestUser } from '../helpers/fixtures';
+import { connectAsDevice, createProject, registerUser, setPlan, type TestUser } from '../helpers/fixtures';
 import type { Request } from '../helpers/http';
-import { type ClientSocket, collect, nextEvent } from '../helpers/socket';
-import type { Stack } from '../helpers/stack';
+import { type ClientSocket, collect, connectSocket, emitWithAck, nextEvent } from '../helpers/socket';
+import { type Stack, type StackOptions, startStack } from '../helpers/stack';
 import { eventually } from '../helpers/wait';
 
 /** POST /api/v1/jobs; the Job on 201, else a failure naming the answer. */
@@ -53,4 +53,37 @@ export async function onlineDevice(
     if (res.body.data.status !== 'online') throw new Error('not online yet');
   }, 15_000);
   return client;
+}
+
+export type JobWatch = ReturnType<typeof watchJobs>;
+
+/**
+ * What a jobs test file runs on: a stack with a twin worker (`worker`: in the test's process, or
+ * its own process that a test can kill), a pro owner's project, a Socket.IO watcher of its `job`
+ * events, and the MQTT devices its tests connect (ended by closeJobsSuite).
+ */
+export interface JobsSuite {
+  stack: Stack;
+  owner: TestUser;
+  projectId: string;
+  socket: ClientSocket;
+  jobs: JobWatch;
+  clients: mqtt.MqttClient[];
+}
+
+export async function openJobsSuite(worker: NonNullable<StackOptions['worker']> = true): Promise<JobsSuite> {
+  const stack = await startStack({ worker });
+  const owner = await registerUser(stack.request);
+  await setPlan(stack.request, owner, 'pro');
+  const projectId = (await createProject(stack.request, owner)).id;
+  const socket = await connectSocket(stack.baseUrl, owner.token);
+  await emitWithAck(socket, 'subscribe', { projectId });
+  return { stack, owner, projectId, socket, jobs: watchJobs(socket), clients: [] };
+}
+
+export async function closeJobsSuite(suite: JobsSuite | undefined): Promise<void> {
+  if (!suite) return;
+  suite.socket.close();
+  await Promise.all(suite.clients.map((c) => c.endAsync()));
+  await suite.stack.stop();
 }
