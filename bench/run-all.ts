@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The benches, in the order they run; a bench whose file is not there is left out. */
-const BENCHES = ['ingest', 'data-read', 'twins', 'fleet-rules', 'simple-update', 'dashboard', 'cluster'];
+const BENCHES = ['ingest', 'data-read', 'twins', 'fleet-rules', 'fleet', 'simple-update', 'dashboard', 'cluster'];
 
 const benchFile = (name: string): string => join(__dirname, `${name}.js`);
 

@@ -73,7 +73,12 @@ export async function writeStatusAhead(
 ): Promise<StatusAhead> {
   const reply = (await WRITE_STATUS_AHEAD(
     redis,
-    [keys.device(input.deviceId), keys.deviceState(input.deviceId), streamOf(input.outbox, input.deviceId), keys.fleetIndex(input.deviceId)],
+    [
+      keys.device(input.deviceId),
+      keys.deviceState(input.deviceId),
+      streamOf(input.outbox, input.deviceId),
+      keys.fleetIndex(input.deviceId),
+    ],
     [input.deviceId, input.at, input.pin ?? '', input.always ? '1' : '', ...deviceEventRoute, Date.now(), TWIN_MESSAGE_WINDOW_MS],
   )) as [number, string, string];
   const [written, status, seen] = reply;
@@ -87,7 +92,9 @@ const WRITE_INFO = luaScript('write-info-3');
 export async function writeInfo(redis: Redis, deviceId: string, fields: Record<string, string>): Promise<boolean> {
   const flat = Object.entries(fields).flat();
   if (flat.length === 0) return (await redis.exists(keys.device(deviceId))) === 1;
-  return (await WRITE_INFO(redis, [keys.device(deviceId), keys.deviceState(deviceId), keys.fleetIndex(deviceId)], [deviceId, ...flat])) === 1;
+  return (
+    (await WRITE_INFO(redis, [keys.device(deviceId), keys.deviceState(deviceId), keys.fleetIndex(deviceId)], [deviceId, ...flat])) === 1
+  );
 }
 
 /**

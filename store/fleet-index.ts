@@ -14,7 +14,11 @@ const DROP_DEVICE = luaScript('drop-device-3');
 
 /** Writes a new device's hash with its fleet index entries (write-device-3.lua). */
 export async function writeDeviceRecord(redis: Redis, deviceId: string, fields: Record<string, string>): Promise<void> {
-  await WRITE_DEVICE(redis, [keys.device(deviceId), keys.deviceState(deviceId), keys.fleetIndex(deviceId)], [deviceId, ...Object.entries(fields).flat()]);
+  await WRITE_DEVICE(
+    redis,
+    [keys.device(deviceId), keys.deviceState(deviceId), keys.fleetIndex(deviceId)],
+    [deviceId, ...Object.entries(fields).flat()],
+  );
 }
 
 /** Adds whatever fleet index entries a stored device lacks (devices made before the index; idempotent). */
@@ -78,7 +82,9 @@ export async function indexedMatch(redis: Redis, projectId: string, f: DeviceFil
   if (f.status !== undefined) (f.status === 'online' ? within : without).push(withValue(redis, projectId, 'o', 'online'));
   const q = f.q;
   if (q !== undefined) {
-    within.push(entries(redis, projectId, 'n').then((names) => new Set(names.filter(([name]) => nameMatches(name, q)).map(([, id]) => id))));
+    within.push(
+      entries(redis, projectId, 'n').then((names) => new Set(names.filter(([name]) => nameMatches(name, q)).map(([, id]) => id))),
+    );
   }
   if (filtersFirmware(f)) {
     within.push(

@@ -1,5 +1,8 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { twinWorkflowId } from '../../common/contracts';
+
+/** One event of a workflow run's history, as fetchHistory gives it. */
+export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
 /**
  * Temporal actions of one twin in a time window, as Temporal Cloud bills them
@@ -40,10 +43,19 @@ export async function actionsInWindow(
   attemptsAtEnd: Map<string, number>,
 ): Promise<ActionCount> {
   const history = await client.workflow.getHandle(twinWorkflowId(deviceId)).fetchHistory();
+  const c = countActions(history.events ?? [], from, to, attemptsAtStart);
+  for (const [activityId, attempt] of attemptsAtEnd) {
+    c.retries += Math.max(0, attempt - (attemptsAtStart.get(activityId) ?? 1));
+  }
+  return c;
+}
+
+/** Actions of one run's history events whose time is in [from, to]; retries of activities that finished in it. */
+export function countActions(events: HistoryEvent[], from: number, to: number, attemptsAtStart: Map<string, number>): ActionCount {
   const c: ActionCount = { start: 0, signal: 0, update: 0, activity: 0, timer: 0, child: 0, marker: 0, retries: 0 };
   /** Activities completed in the window: their started event carries the final attempt number. */
   const scheduledIds = new Map<number, string>();
-  for (const event of history.events ?? []) {
+  for (const event of events) {
     const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
     const id = Number(event.eventId ?? 0);
     const scheduled = event.activityTaskScheduledEventAttributes;
@@ -64,9 +76,6 @@ export async function actionsInWindow(
       const before = attemptsAtStart.get(activityId) ?? 1;
       c.retries += Math.max(0, Number(started.attempt ?? 1) - before);
     }
-  }
-  for (const [activityId, attempt] of attemptsAtEnd) {
-    c.retries += Math.max(0, attempt - (attemptsAtStart.get(activityId) ?? 1));
   }
   return c;
 }
