@@ -1,16 +1,8 @@
 import type { Pool } from './pg/pool';
 import { withPostgres } from './pg/unavailable';
+import type { Firmware } from '../common/firmware';
 
-/** A firmware image's record (DESIGN §13); its bytes are in FirmwareBlobs. */
-export interface Firmware {
-  id: string;
-  projectId: string;
-  name: string;
-  version: string;
-  size: number;
-  sha256: string;
-  createdAt: string;
-}
+export type { Firmware };
 
 const COLUMNS = `id, project_id AS "projectId", name, version, size::float8 AS size, sha256,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
