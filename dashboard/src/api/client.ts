@@ -1,8 +1,15 @@
 import type {
   ApiKey,
   CreatedApiKey,
+  Command,
   Device,
   DeviceList,
+  DeviceQuery,
+  Firmware,
+  Job,
+  JobDeviceState,
+  JobDeviceView,
+  JobRequest,
   Layout,
   Member,
   NotificationPage,
@@ -72,16 +79,14 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
+/** Calls the API; a `Blob` body (a firmware image) is sent as it is, as `application/octet-stream`, anything else as JSON. */
 async function call<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
   const headers: Record<string, string> = {};
   const token = storedSession()?.accessToken;
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(url(path, options.query), {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
+  const body = options.body instanceof Blob || options.body === undefined ? options.body : JSON.stringify(options.body);
+  if (body !== undefined) headers['Content-Type'] = body instanceof Blob ? 'application/octet-stream' : 'application/json';
+  const res = await fetch(url(path, options.query), { method, headers, body });
   if (res.status === 204) return undefined as T;
   const envelope = (await res.json().catch(() => null)) as
     | { success: true; data: T }
@@ -129,8 +134,7 @@ export const api = {
     call<Member>('PATCH', `/projects/${projectId}/members/${userId}`, { body: { role } }),
   removeMember: (projectId: string, userId: string) => call<void>('DELETE', `/projects/${projectId}/members/${userId}`),
 
-  devices: (query: { projectId?: string; status?: string; q?: string; tag?: string; templateId?: string; page?: number; limit?: number }) =>
-    call<DeviceList>('GET', '/devices', { query }),
+  devices: (query: DeviceQuery) => call<DeviceList>('GET', '/devices', { query }),
   device: (id: string) => call<Device>('GET', `/devices/${id}`),
   createDevice: (body: {
     name: string;
@@ -208,6 +212,20 @@ export const api = {
 
   alarms: (query: { projectId?: string; deviceId?: string; severity?: string; state?: string; page?: number; limit?: number }) =>
     call<{ alarms: Alarm[]; total: number; page: number; limit: number }>('GET', '/alarms', { query }),
+  command: (id: string) => call<Command>('GET', `/commands/${id}`),
+
+  jobs: (projectId: string) => call<{ jobs: Job[] }>('GET', '/jobs', { query: { projectId } }),
+  job: (id: string) => call<Job>('GET', `/jobs/${id}`),
+  jobDevices: (id: string, query: { state?: JobDeviceState; page?: number; limit?: number }) =>
+    call<{ devices: JobDeviceView[]; total: number; page: number; limit: number }>('GET', `/jobs/${id}/devices`, { query }),
+  createJob: (body: JobRequest) => call<Job>('POST', '/jobs', { body }),
+  cancelJob: (id: string) => call<Job>('POST', `/jobs/${id}/cancel`),
+
+  firmware: (projectId: string) => call<{ firmware: Firmware[] }>('GET', '/firmware', { query: { projectId } }),
+  /** Uploads an image (editor): its bytes are the body, its name and version the query. */
+  uploadFirmware: (query: { projectId: string; name: string; version: string }, image: Blob) =>
+    call<Firmware>('POST', '/firmware', { query, body: image }),
+
   acknowledgeAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/acknowledge`),
   clearAlarm: (id: string) => call<Alarm>('POST', `/alarms/${id}/clear`),
 };

@@ -1,6 +1,7 @@
 /** Records the management API answers with (docs/api.md, docs/management-api.md). */
 import type { DeviceStatus, NotificationRule, TemplatePin } from '../../../common/contracts';
 import type { QuotaResource } from '../../../common/quotas';
+import type { JobAction, JobDevice, JobTarget } from '../../../common/jobs';
 
 export type {
   DeviceStatus,
@@ -171,3 +172,34 @@ export interface NotificationPage {
   limit: number;
   unread: number;
 }
+
+export type { Command, CommandState } from '../../../common/contracts';
+export type { Firmware } from '../../../common/firmware';
+export type { Job, JobAction, JobCounts, JobDeviceState, JobFilter, JobState, JobTarget } from '../../../common/jobs';
+
+/** One device of a job as `GET /jobs/{id}/devices` answers it (DESIGN §13). */
+export type JobDeviceView = Omit<JobDevice, 'sentMs'>;
+
+/** What `POST /jobs` takes (DESIGN §13); a rollout field left out is the server's default. */
+export interface JobRequest {
+  projectId: string;
+  target: JobTarget;
+  action: JobAction;
+  rollout?: { maxPerMinute?: number; abortFailureRatio?: number; minDevices?: number };
+  ttlSeconds?: number;
+}
+
+/** The device list's filters (`GET /devices`, DESIGN §13); `projectId` left out: every project of the caller. */
+export type DeviceQuery = {
+  projectId?: string;
+  status?: string;
+  q?: string;
+  tag?: string;
+  templateId?: string;
+  firmwareVersion?: string;
+  firmwareVersionLt?: string;
+  lastSeenBefore?: string;
+  lastSeenAfter?: string;
+  page?: number;
+  limit?: number;
+};

@@ -1,4 +1,5 @@
 import type { QuotaResource, Quotas } from '../api/types';
+import { ProgressBar } from '../ui/ProgressBar';
 
 /** The quotas in the order the account screen lists them, with their labels (docs/limits.md "Quotas"). */
 const ROWS: [QuotaResource, string][] = [
@@ -25,7 +26,6 @@ export function QuotaUsage({ quotas }: { quotas: Quotas }) {
       <tbody>
         {ROWS.map(([resource, label]) => {
           const { limit, used } = quotas[resource];
-          const share = limit === null ? 0 : Math.min(1, used / limit);
           return (
             <tr key={resource} data-testid={`quota-${resource}`}>
               <td>{label}</td>
@@ -34,16 +34,7 @@ export function QuotaUsage({ quotas }: { quotas: Quotas }) {
               </td>
               <td className="quota-bar">
                 {limit !== null && (
-                  <div
-                    className="progress"
-                    role="progressbar"
-                    aria-label={`${label}: ${used} of ${limit} used`}
-                    aria-valuemin={0}
-                    aria-valuemax={limit}
-                    aria-valuenow={Math.min(used, limit)}
-                  >
-                    <div className={share >= 1 ? 'bar full' : 'bar'} style={{ width: `${share * 100}%` }} />
-                  </div>
+                  <ProgressBar value={used} max={limit} label={`${label}: ${used} of ${limit} used`} full={used > 0 && used >= limit} />
                 )}
               </td>
             </tr>

@@ -1,17 +1,12 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
-import { useRoom, useSocket, useSocketEvent } from '../realtime/socket';
+import { ProjectRooms } from '../realtime/ProjectRooms';
+import { useSocket, useSocketEvent } from '../realtime/socket';
 import { useLoad } from '../ui/common';
-
-/** Notifications arrive in project rooms, so the badge joins every project of the user. */
-function ProjectRoom({ projectId }: { projectId: string }) {
-  useRoom({ projectId });
-  return null;
-}
 
 export const NOTIFICATIONS_CHANGED = 'dds:notifications-changed';
 
-/** The live unread count: refetched on (re)connect, on each `notification` and after local changes. */
+/** The live unread count (notifications arrive in project rooms, so it joins every project of the user): refetched on (re)connect, on each `notification` and after local changes. */
 export function UnreadBadge() {
   const { epoch } = useSocket();
   const projects = useLoad(() => api.projects(), [epoch]);
@@ -38,9 +33,7 @@ export function UnreadBadge() {
 
   return (
     <>
-      {projects.data?.projects.map((p) => (
-        <ProjectRoom key={p.id} projectId={p.id} />
-      ))}
+      <ProjectRooms projectIds={projects.data?.projects.map((p) => p.id) ?? []} />
       {unread ? (
         <span className="badge" data-testid="unread-badge">
           {unread}
