@@ -12,17 +12,20 @@ import { hdelIfEquals } from './lua/hdel-if-equals';
 import { intentArgs, outboxFields, writtenIntent } from './outbox';
 import { swapCredential, type SwapOutcome } from './lua/swap-credential';
 import { parseLocks } from './pin-locks';
-import { zaddWithin } from './quota-ledger';
+import { zaddAllWithin } from './quota-ledger';
 import { publishRulesChanged } from './rules-changed';
 import type { DeviceFilter } from './device-filter';
 import { selectDeviceIds } from './device-selection';
 import { dropDeviceRecord, writeDeviceRecord } from './fleet-index';
+import { inChunks } from '../common/in-chunks';
 
 export const DEVICE_TOKEN_PREFIX = 'dt_';
 export const SIMPLE_TOKEN_PREFIX = 'iot_';
 /** The device hash field holding the hash of a `dt_` token being changed to, until the broker took it. */
 const STAGED_TOKEN_FIELD = 'stagedTokenHash';
-const INDEX_DEVICE = luaScript('index-device-3');
+const INDEX_DEVICES = luaScript('index-devices-3');
+/** Devices whose records a create writes side by side (a bulk import's rows, a chunk at a time). */
+const RECORD_CHUNK = 1_000;
 const PATCH = luaScript('patch-device-3');
 
 export function newDeviceToken(): string {
@@ -109,8 +112,8 @@ export interface NewDevice {
   token: string;
 }
 
-/** A device create's end: written, or refused because its project is gone (its retire intent written instead). */
-export type CreateOutcome = { created: true; device: DeviceWithState } | { created: false; retire: WrittenIntent };
+/** A device create's end: written, or refused because its project is gone (their retire intents written instead). */
+export type CreateOutcome = { created: true; devices: DeviceWithState[] } | { created: false; retires: WrittenIntent[] };
 
 /** What a device is made with: the API's create fields, and a serial when it provisions itself. */
 export interface NewDeviceInput {
@@ -153,70 +156,99 @@ export function createDeviceStore(redis: Redis, credentialKey: string, outbox: s
 
   return {
     /**
-     * Writes a device (newDevice) whose broker account already exists, owned (for its quota) by
-     * its project's owner, who took its slot first (`reserve`). Three slots
-     * (docs/architecture.md "Redis Cluster", "Device create"): the token's index, the device, then
-     * the project step (index-device-3.lua), which makes it part of its project in one atomic step
-     * with the check that the project is there, and writes its twin-start intent. A project gone or
-     * deleted meanwhile refuses that step, which writes the device's device-retire intent instead
-     * (the broker account goes); the device and its token index are then removed.
+     * Writes devices (newDevice) of one project whose broker accounts already exist, owned (for
+     * their quota) by the project's owner, who took their slots first (`reserve`): one device for
+     * POST /devices, a bulk import's rows at once. Three slots per device (docs/architecture.md
+     * "Redis Cluster", "Device create"): the token's index and the device (a chunk of devices side by
+     * side), then the project step (index-devices-3.lua), which makes every one part of the project
+     * in one atomic step with the check that the project is there, and writes their twin-start
+     * intents. A project gone or deleted meanwhile refuses that step, which writes the devices'
+     * device-retire intents instead (the broker accounts go); the devices and their token indexes
+     * are then removed.
      */
-    async create({ device, token }: NewDevice, ownerId: string): Promise<CreateOutcome> {
-      const tokenHash = hashSecret(token);
-      const { id: deviceId, projectId } = device;
-      await redis.set(keys.deviceByToken(tokenHash), deviceId);
-      await writeDeviceRecord(redis, deviceId, {
-        id: deviceId,
-        projectId,
-        ownerId,
-        name: device.name,
-        description: device.description,
-        tags: JSON.stringify(device.tags),
-        createdAt: device.createdAt,
-        tokenHash,
-        tokenLast4: device.tokenLast4,
-        simpleApiEnabled: '0',
-        ...(device.templateId ? { templateId: device.templateId } : {}),
-        ...(device.heartbeatTimeoutS ? { heartbeatTimeoutS: String(device.heartbeatTimeoutS) } : {}),
-        ...(device.serial ? { serial: device.serial } : {}),
+    async create(fresh: NewDevice[], ownerId: string): Promise<CreateOutcome> {
+      const projectId = fresh[0]?.device.projectId;
+      if (projectId === undefined || fresh.some(({ device }) => device.projectId !== projectId)) {
+        throw new Error('a device create writes one or more devices of one project');
+      }
+      await inChunks(fresh, RECORD_CHUNK, async ({ device, token }) => {
+        const tokenHash = hashSecret(token);
+        await redis.set(keys.deviceByToken(tokenHash), device.id);
+        await writeDeviceRecord(redis, device.id, {
+          id: device.id,
+          projectId,
+          ownerId,
+          name: device.name,
+          description: device.description,
+          tags: JSON.stringify(device.tags),
+          createdAt: device.createdAt,
+          tokenHash,
+          tokenLast4: device.tokenLast4,
+          simpleApiEnabled: '0',
+          ...(device.templateId ? { templateId: device.templateId } : {}),
+          ...(device.heartbeatTimeoutS ? { heartbeatTimeoutS: String(device.heartbeatTimeoutS) } : {}),
+          ...(device.serial ? { serial: device.serial } : {}),
+        });
       });
       const stream = streamOf(outbox, projectId);
-      const retire: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
-      const [indexed, entryId] = (await INDEX_DEVICE(
+      const [indexed, ...entryIds] = (await INDEX_DEVICES(
         redis,
         [keys.project(projectId), keys.projectDevices(projectId), stream],
-        [deviceId, Date.parse(device.createdAt), JSON.stringify({ deviceId, projectId }), JSON.stringify(retire.payload)],
-      )) as [number, string];
-      if (indexed === 1) return { created: true, device: { ...device, state: toDeviceState({}) } };
-      await dropDeviceRecord(redis, deviceId);
-      await redis.del(keys.deviceByToken(tokenHash));
-      return { created: false, retire: { stream, entryId, intent: retire } };
+        fresh.flatMap(({ device: { id: deviceId, createdAt } }) => [
+          deviceId,
+          Date.parse(createdAt),
+          JSON.stringify({ deviceId, projectId }),
+          JSON.stringify({ deviceId }),
+        ]),
+      )) as [number, ...string[]];
+      if (indexed === 1) return { created: true, devices: fresh.map(({ device }) => ({ ...device, state: toDeviceState({}) })) };
+      await this.forget(fresh);
+      return {
+        created: false,
+        retires: fresh.map(({ device }, i) => ({
+          stream,
+          entryId: entryIds[i] as string,
+          intent: { type: 'device-retire', payload: { deviceId: device.id } },
+        })),
+      };
+    },
+
+    /** Removes what `create` wrote of devices that did not become part of their project (their records, their token indexes). */
+    async forget(fresh: NewDevice[]): Promise<void> {
+      await inChunks(fresh, RECORD_CHUNK, ({ device, token }) =>
+        Promise.all([dropDeviceRecord(redis, device.id), redis.del(keys.deviceByToken(hashSecret(token)))]),
+      );
     },
 
     /**
-     * The first step of a device create, before the broker or Redis is given anything: the device's
-     * slot in its project owner's devices quota (their ledger, store/quota-ledger.ts), taken with
-     * the quota's check in one atomic step. Throws QuotaExceededError when the owner's devices, in
-     * all their projects, are at the limit already.
+     * The first step of a device create, before the broker or Redis is given anything: the devices'
+     * slots in their project owner's devices quota (their ledger, store/quota-ledger.ts), taken with
+     * the quota's check in one atomic step, all or none. Throws QuotaExceededError when the owner's
+     * devices, in all their projects, would pass the limit.
      */
-    async reserve(ownerId: string, { device }: NewDevice, quota: Quota): Promise<void> {
-      await zaddWithin(redis, keys.userDevices(ownerId), Date.parse(device.createdAt), device.id, quota);
+    async reserve(ownerId: string, fresh: NewDevice[], quota: Quota): Promise<void> {
+      const members = fresh.map(({ device }) => ({ score: Date.parse(device.createdAt), member: device.id }));
+      await zaddAllWithin(redis, keys.userDevices(ownerId), members, quota);
     },
 
-    /** Gives back a slot `reserve` took for a device whose create did not go through. */
-    async release(ownerId: string, deviceId: string): Promise<void> {
-      await redis.zrem(keys.userDevices(ownerId), deviceId);
+    /** Gives back the slots `reserve` took for devices whose create did not go through. */
+    async release(ownerId: string, deviceIds: string[]): Promise<void> {
+      await redis.zrem(keys.userDevices(ownerId), ...deviceIds);
     },
 
     /**
-     * The device-retire intent for a device that was never written, in its shard's outbox: takes
-     * back whatever broker account it was given (a provisioning that failed partway).
+     * The device-retire intents for devices that were never written, each in its shard's outbox:
+     * they take back whatever broker accounts the devices were given (a create that failed partway).
      */
-    async retireAccount(deviceId: string): Promise<WrittenIntent> {
-      const stream = streamOf(outbox, deviceId);
-      const intent: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
-      const entryId = (await redis.xadd(stream, '*', ...outboxFields(intent))) as string;
-      return { stream, entryId, intent };
+    async retireAccounts(deviceIds: string[]): Promise<WrittenIntent[]> {
+      const written: WrittenIntent[] = [];
+      await inChunks(deviceIds, RECORD_CHUNK, async (deviceId) => {
+        const stream = streamOf(outbox, deviceId);
+        const intent: OutboxIntent = { type: 'device-retire', payload: { deviceId } };
+        const entryId = (await redis.xadd(stream, '*', ...outboxFields(intent))) as string;
+        written.push({ stream, entryId, intent });
+      });
+      return written;
     },
 
     async get(deviceId: string): Promise<DeviceWithState | null> {

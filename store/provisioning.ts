@@ -3,15 +3,17 @@ import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
 import { hdelIfEquals } from './lua/hdel-if-equals';
 import { hsetWhileExists } from './lua/hset-if-exists';
+import { luaScript } from './lua/load';
 
 export const PROVISIONING_KEY_PREFIX = 'pk_';
+const CLAIM_SERIALS = luaScript('claim-serials-1');
 
 /**
  * Templates' provisioning keys and the serials provisioned from them (DESIGN §14,
  * docs/provisioning.md). A key is stored only as its hash: in the template's slot (the truth)
  * and as a lookup of its own slot (docs/architecture.md "Redis Cluster"), which counts only while
- * the template holds that hash and still exists. A serial is claimed in the template's slot with
- * HSETNX, so two first boots with one serial make one device.
+ * the template holds that hash and still exists. A serial is claimed in the template's slot
+ * (claim-serials-1.lua), so two first boots with one serial, or an import and a boot, make one device.
  */
 export function createProvisioningStore(redis: Redis) {
   return {
@@ -57,14 +59,19 @@ export function createProvisioningStore(redis: Redis) {
       return held === keyHash && exists === 1 ? templateId : null;
     },
 
-    /** Claims `serial` of a template for `deviceId` (one atomic HSETNX); false when it was claimed already. */
-    async claimSerial(templateId: string, serial: string, deviceId: string): Promise<boolean> {
-      return (await redis.hsetnx(keys.templateSerials(templateId), serial, deviceId)) === 1;
+    /**
+     * Claims serials of a template for their devices, all or none in one atomic step (claim-serials-1.lua):
+     * a first boot's one, a bulk import's rows'. Returns the serials claimed already (then nothing
+     * was claimed), or [] when every claim was taken.
+     */
+    async claimSerials(templateId: string, claims: { serial: string; deviceId: string }[]): Promise<string[]> {
+      const args = claims.flatMap(({ serial, deviceId }) => [serial, deviceId]);
+      return (await CLAIM_SERIALS(redis, [keys.templateSerials(templateId)], args)) as string[];
     },
 
-    /** Gives back a claim whose device was not made (only while it is still this device's). */
-    async releaseSerial(templateId: string, serial: string, deviceId: string): Promise<void> {
-      await hdelIfEquals(redis, keys.templateSerials(templateId), serial, deviceId);
+    /** Gives back claims whose devices were not made (each only while it is still its device's). */
+    async releaseSerials(templateId: string, claims: { serial: string; deviceId: string }[]): Promise<void> {
+      await Promise.all(claims.map(({ serial, deviceId }) => hdelIfEquals(redis, keys.templateSerials(templateId), serial, deviceId)));
     },
 
     /** What a template delete leaves of provisioning: its key, its lookup and its serials. */

@@ -23,7 +23,16 @@ export async function saddWithin(redis: Redis, key: string, member: string, quot
   taken(quota, await SADD_WITHIN(redis, [key], [member, quota.limit ?? 0]));
 }
 
+/**
+ * Adds every member (each scored) to the sorted set `key` within `quota`, all or none (a bulk
+ * import's rows); throws QuotaExceededError when they would not all fit.
+ */
+export async function zaddAllWithin(redis: Redis, key: string, members: { score: number; member: string }[], quota: Quota): Promise<void> {
+  const args = members.flatMap(({ score, member }) => [score, member]);
+  taken(quota, await ZADD_WITHIN(redis, [key], [quota.limit ?? 0, ...args]));
+}
+
 /** Adds `member` (scored by `score`) to the sorted set `key` within `quota`; throws QuotaExceededError when it is full. */
 export async function zaddWithin(redis: Redis, key: string, score: number, member: string, quota: Quota): Promise<void> {
-  taken(quota, await ZADD_WITHIN(redis, [key], [score, member, quota.limit ?? 0]));
+  await zaddAllWithin(redis, key, [{ score, member }], quota);
 }

@@ -88,12 +88,17 @@ export function createTemplateStore(redis: Redis, outbox: string, defaultHeartbe
 
     /** Counts a device among a template's devices; false when the template is gone. */
     async claim(templateId: string, deviceId: string): Promise<boolean> {
-      return (await CLAIM(redis, [keys.template(templateId), keys.templateDevices(templateId)], [deviceId])) === 1;
+      return this.claimAll(templateId, [deviceId]);
     },
 
-    /** A device no longer has the template. */
-    async release(templateId: string, deviceId: string): Promise<void> {
-      await redis.srem(keys.templateDevices(templateId), deviceId);
+    /** Counts devices among a template's devices in one step (a bulk import's); false when the template is gone. */
+    async claimAll(templateId: string, deviceIds: string[]): Promise<boolean> {
+      return (await CLAIM(redis, [keys.template(templateId), keys.templateDevices(templateId)], deviceIds)) === 1;
+    },
+
+    /** The devices no longer have the template. */
+    async release(templateId: string, ...deviceIds: string[]): Promise<void> {
+      await redis.srem(keys.templateDevices(templateId), ...deviceIds);
     },
   };
 }

@@ -11,8 +11,8 @@ export interface ProvisionRequest {
 
 /**
  * A device's first boot (DESIGN §14, docs/provisioning.md): the key names its template; the
- * serial is claimed in the template's slot first (HSETNX: of two first boots with one serial, one
- * makes the device, the other is 409); then the device is made by the one create path
+ * serial is claimed in the template's slot first (of two first boots, or a boot and an import, with
+ * one serial, one makes the device, the other is 409); then the device is made by the one create path
  * (create-device.ts: the project owner's devices quota, broker credentials, the twin's start),
  * with the template and the serial. A create that fails gives the serial back.
  */
@@ -26,14 +26,15 @@ export async function provisionDevice(
   if (!template) throw new AppError('INVALID_PROVISIONING_KEY');
   const fresh = newDevice(template.projectId, { name: name ?? serial, description: '', tags: [], templateId, serial });
   const deviceId = fresh.device.id;
-  if (!(await stores.provisioning.claimSerial(templateId, serial, deviceId))) throw new AppError('ALREADY_PROVISIONED');
+  const claim = [{ serial, deviceId }];
+  if ((await stores.provisioning.claimSerials(templateId, claim)).length > 0) throw new AppError('ALREADY_PROVISIONED');
   try {
     const { token } = await createDevice(deps, fresh);
     logger.info({ deviceId, templateId, projectId: template.projectId }, 'device provisioned itself');
     return { deviceId, token, topicRoot: config.MQTT_TOPIC_ROOT };
   } catch (err) {
     await stores.provisioning
-      .releaseSerial(templateId, serial, deviceId)
+      .releaseSerials(templateId, claim)
       .catch((releaseErr: unknown) =>
         logger.warn({ err: releaseErr, templateId, deviceId }, "a failed provisioning's serial is left claimed"),
       );

@@ -140,10 +140,11 @@ test('every script in store/lua runs on the cluster, each through the store call
   );
   expect((await stores.projects.listFor(member.id)).map((p) => p.id)).toEqual([project.id]);
   const fresh = newDevice(project.id, { name: 'd', description: '', tags: [] });
-  await stores.devices.reserve(owner.id, fresh, { resource: 'devices', limit: 2 });
-  const created = await stores.devices.create(fresh, owner.id);
+  await stores.devices.reserve(owner.id, [fresh], { resource: 'devices', limit: 2 });
+  const created = await stores.devices.create([fresh], owner.id);
   if (!created.created) throw new Error('device create refused');
-  const { device } = created;
+  const [device] = created.devices;
+  if (!device) throw new Error('device create made nothing');
   const simple = await stores.devices.issueSimpleToken(device.id);
   expect(simple).not.toBeNull();
   const simpleHash = hashSecret(simple as string);
@@ -318,6 +319,10 @@ test('every script in store/lua runs on the cluster, each through the store call
   };
   expect(await stores.templates.create(template, { resource: 'templates', limit: 1 })).toMatchObject({ deviceCount: 0 });
   expect(await stores.templates.claim(template.id, device.id)).toBe(true);
+  // Serials claimed in the template's slot, all or none (a first boot's, a bulk import's).
+  const serials = [{ serial: 'SN-1', deviceId: device.id }];
+  expect(await stores.provisioning.claimSerials(template.id, serials)).toEqual([]);
+  expect(await stores.provisioning.claimSerials(template.id, [...serials, { serial: 'SN-2', deviceId: device.id }])).toEqual(['SN-1']);
   const rulesChanged = { type: 'rules-changed' as const, payload: { projectId: project.id, deviceIds: [device.id] } };
   expect(await stores.devices.update(device.id, { templateId: template.id, tags: ['x'] }, rulesChanged)).toMatchObject({
     intent: rulesChanged,
@@ -375,20 +380,20 @@ test('every script in store/lua runs on the cluster, each through the store call
   // The device let its template go with it.
   expect(await stores.templates.delete(template)).toEqual({ kind: 'deleted' });
   const second = newDevice(project.id, { name: 'd2', description: '', tags: [] });
-  await stores.devices.reserve(owner.id, second, { resource: 'devices', limit: 2 });
-  const other = await stores.devices.create(second, owner.id);
+  await stores.devices.reserve(owner.id, [second], { resource: 'devices', limit: 2 });
+  const other = await stores.devices.create([second], owner.id);
   if (!other.created) throw new Error('device create refused');
   expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 1, devices: 1, members: 2 });
   expect((await stores.projects.delete(project.id)).map((w) => w.intent)).toEqual([
-    { type: 'device-retire', payload: { deviceId: other.device.id } },
+    { type: 'device-retire', payload: { deviceId: second.device.id } },
   ]);
-  expect(await stores.devices.get(other.device.id)).toBeNull();
+  expect(await stores.devices.get(second.device.id)).toBeNull();
   expect(await stores.quotaUsage.of(owner.id)).toMatchObject({ projects: 0, devices: 0 });
   // A device create after its project's delete is refused, its broker account taken back.
   const late = newDevice(project.id, { name: 'd3', description: '', tags: [] });
-  expect(await stores.devices.create(late, owner.id)).toMatchObject({
+  expect(await stores.devices.create([late], owner.id)).toMatchObject({
     created: false,
-    retire: { intent: { type: 'device-retire', payload: { deviceId: late.device.id } } },
+    retires: [{ intent: { type: 'device-retire', payload: { deviceId: late.device.id } } }],
   });
   expect(await stores.devices.get(late.device.id)).toBeNull();
   expect(await stores.projects.listFor(owner.id)).toEqual([]);

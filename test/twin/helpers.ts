@@ -120,13 +120,11 @@ export async function createDevice(redis: Redis): Promise<{ deviceId: string; pr
     resource: 'projects',
     limit: null,
   });
-  const created = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create(
-    newDevice(projectId, { name: 'test device', description: '', tags: [] }),
-    ownerId,
-  );
+  const fresh = newDevice(projectId, { name: 'test device', description: '', tags: [] });
+  const created = await createDeviceStore(redis, randomBytes(32).toString('hex'), outbox).create([fresh], ownerId);
   if (!created.created) throw new Error('device create refused');
   await redis.del(streamOf(outbox, projectId));
-  return { deviceId: created.device.id, projectId };
+  return { deviceId: fresh.device.id, projectId };
 }
 
 /** A rule created by the rule store, as the management API creates it (the twin is told by the caller; its intent is dropped). */
