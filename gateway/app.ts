@@ -6,7 +6,7 @@ import { accessLog } from './http/access-log';
 import { requireUserExceptPublic } from './http/auth-context';
 import { brokerRoutes } from './routes/broker';
 import { errorHandler, notFoundHandler } from './http/error-handler';
-import { jsonBody } from './http/json-body';
+import { jsonBodyElsewhere } from './http/json-body';
 import { managementRateLimit } from './http/management-rate-limit';
 import { httpMetrics } from './http/metrics-middleware';
 import { meteredIngest } from './ingest/metered-ingest';
@@ -29,6 +29,7 @@ import { verifyEmailRoutes } from './routes/verify-email';
 import { dataReadRoutes } from './routes/data-read';
 import { dataWriteRoutes } from './routes/data-write';
 import { deviceRoutes } from './routes/devices';
+import { deviceImportRoutes } from './routes/device-import';
 import { firmwareRoutes } from './routes/firmware';
 import { jobRoutes } from './routes/jobs';
 import { lockRoutes } from './routes/locks';
@@ -71,6 +72,7 @@ const managementRouters = [
   memberRoutes,
   templateRoutes,
   deviceRoutes,
+  deviceImportRoutes,
   simpleApiSettingRoutes,
   dataWriteRoutes,
   dataReadRoutes,
@@ -125,7 +127,7 @@ export function createGateway(components: GatewayComponents): Gateway {
   app.use('/external/api', firmwareDownloadRoutes(components));
   app.use('/external/api', provisionRoutes(components));
   app.use('/external/api', simpleRoutes(through('simple')));
-  app.use(jsonBody);
+  app.use(jsonBodyElsewhere);
 
   const api = express.Router();
   api.use(requireUserExceptPublic({ sessions: components.stores.sessions, apiKeys: components.stores.apiKeys, logger }));

@@ -5,18 +5,13 @@ import { jsonBody } from '../http/json-body';
 import { sendData } from '../http/respond';
 import { parseInput } from '../http/validate';
 import { provisionDevice } from '../devices/provision-device';
+import { deviceName, deviceSerial } from '../schemas/device-fields';
 import type { RouteDeps } from '../routes/route-deps';
 
 export const provisionBody = z.strictObject({
   key: z.string().min(1).max(200),
-  /** Printable ASCII, spaces inside allowed: a serial number, a MAC address. */
-  serial: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-  name: z.string().trim().min(1).max(100).optional(),
+  serial: deviceSerial,
+  name: deviceName.optional(),
 });
 
 /**

@@ -35,3 +35,19 @@ const depthLimit: RequestHandler = (req, _res, next) => {
  * interface before its routes. A body it cannot read becomes a 4xx in `toAppError`.
  */
 export const jsonBody: RequestHandler[] = [express.json({ limit: BODY_MAX_BYTES }), depthLimit];
+
+/** Largest body of a bulk device import (10,000 rows: docs/provisioning.md "Bulk import"). */
+export const IMPORT_BODY_MAX_BYTES = '8mb';
+
+/** The routes whose own, larger, parser reads their body after authentication and the rate limit. */
+export const LARGE_BODY_PATHS = new Set(['/api/v1/devices/import']);
+
+/** `jsonBody` for every path but LARGE_BODY_PATHS, which read theirs with `largeJsonBody`. */
+export const jsonBodyElsewhere: RequestHandler[] = jsonBody.map(
+  (parse): RequestHandler =>
+    (req, res, next) =>
+      LARGE_BODY_PATHS.has(req.path) ? next() : parse(req, res, next),
+);
+
+/** The JSON body parser of a bulk import route: IMPORT_BODY_MAX_BYTES, nested at most 32 levels deep. */
+export const largeJsonBody: RequestHandler[] = [express.json({ limit: IMPORT_BODY_MAX_BYTES }), depthLimit];

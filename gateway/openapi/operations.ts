@@ -9,6 +9,7 @@ import * as verifyEmail from '../routes/verify-email';
 import * as dataRead from '../routes/data-read';
 import * as dataWrite from '../routes/data-write';
 import * as devices from '../routes/devices';
+import * as deviceImport from '../routes/device-import';
 import * as firmware from '../routes/firmware';
 import * as members from '../routes/members';
 import * as notifications from '../routes/notifications';
@@ -158,6 +159,18 @@ export const OPERATIONS: Operation[] = [
     ok: 201,
     errors: [...PROJECT, 'PLAN_FEATURE_UNAVAILABLE', 'QUOTA_EXCEEDED'],
   }),
+  op(
+    'POST',
+    '/api/v1/devices/import',
+    'Import up to 10,000 devices at once, all or none (their tokens are shown once, JSON or CSV)',
+    'bearer',
+    {
+      query: deviceImport.importQuery,
+      body: deviceImport.importBody,
+      ok: 201,
+      errors: [...PROJECT, 'QUOTA_EXCEEDED', 'ALREADY_PROVISIONED', 'PAYLOAD_TOO_LARGE'],
+    },
+  ),
   op('GET', '/api/v1/devices/:deviceId', 'Get a device', 'bearer', { errors: DEVICE }),
   op('PATCH', '/api/v1/devices/:deviceId', 'Change a device', 'bearer', { body: devices.patchBody, errors: DEVICE }),
   op('POST', '/api/v1/devices/:deviceId/regenerate-token', 'Issue a new device token', 'bearer', { errors: DEVICE }),

@@ -9,12 +9,13 @@ import { deviceAccess, projectAccess } from '../access/project-access';
 import { createDevice } from '../devices/create-device';
 import { updateDevice } from '../devices/update-device';
 import { heartbeatTimeoutS } from '../schemas/heartbeat';
+import { deviceDescription, deviceName, deviceTags } from '../schemas/device-fields';
 import { parseSemVer } from '../../common/semver';
 import type { RouteDeps } from './route-deps';
 
-const name = z.string().trim().min(1).max(100);
-const description = z.string().max(1000);
-const tags = z.array(z.string().trim().min(1).max(50)).max(20);
+const name = deviceName;
+const description = deviceDescription;
+const tags = deviceTags;
 
 export const listQuery = z.strictObject({
   projectId: z.uuid().optional(),
