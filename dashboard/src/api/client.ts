@@ -6,6 +6,7 @@ import type {
   DeviceList,
   DeviceQuery,
   Firmware,
+  ImportRow,
   Job,
   JobDeviceState,
   JobDeviceView,
@@ -79,8 +80,11 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-/** Calls the API; a `Blob` body (a firmware image) is sent as it is, as `application/octet-stream`, anything else as JSON. */
-async function call<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+/**
+ * Calls the API; a `Blob` body (a firmware image) is sent as it is, as `application/octet-stream`, anything else as JSON.
+ * With `text`, a success is the answer's text as it came (a CSV download); a failure is the error envelope as always.
+ */
+async function call<T>(method: string, path: string, options: { body?: unknown; query?: Query; text?: boolean } = {}): Promise<T> {
   const headers: Record<string, string> = {};
   const token = storedSession()?.accessToken;
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -88,6 +92,7 @@ async function call<T>(method: string, path: string, options: { body?: unknown; 
   if (body !== undefined) headers['Content-Type'] = body instanceof Blob ? 'application/octet-stream' : 'application/json';
   const res = await fetch(url(path, options.query), { method, headers, body });
   if (res.status === 204) return undefined as T;
+  if (options.text && res.ok) return (await res.text()) as T;
   const envelope = (await res.json().catch(() => null)) as
     | { success: true; data: T }
     | { success: false; error: { code: string; message: string; details?: ErrorDetails } }
@@ -149,6 +154,9 @@ export const api = {
     body: { name?: string; description?: string; tags?: string[]; templateId?: string | null; heartbeatTimeoutS?: number | null },
   ) => call<Device>('PATCH', `/devices/${id}`, { body }),
   deleteDevice: (id: string) => call<void>('DELETE', `/devices/${id}`),
+  /** A bulk import, all rows or none; the answer is the credentials CSV (`id,name,serial,token`), shown only this once. */
+  importDevices: (body: { projectId: string; templateId: string | null; devices: ImportRow[] }) =>
+    call<string>('POST', '/devices/import', { body, query: { format: 'csv' }, text: true }),
   regenerateDeviceToken: (id: string) => call<{ token: string }>('POST', `/devices/${id}/regenerate-token`),
   deviceStatus: (id: string) =>
     call<{ status: Device['status']; lastSeen: string | null; ipAddress: string | null; firmwareVersion: string | null }>(
@@ -185,6 +193,9 @@ export const api = {
   createTemplate: (body: Partial<TemplateBody> & { projectId: string; name: string }) => call<Template>('POST', '/templates', { body }),
   updateTemplate: (id: string, body: Partial<TemplateBody>) => call<Template>('PATCH', `/templates/${id}`, { body }),
   deleteTemplate: (id: string) => call<void>('DELETE', `/templates/${id}`),
+  /** A new provisioning key, shown only in this answer (docs/provisioning.md); any earlier key stops working. */
+  enableProvisioning: (id: string) => call<{ enabled: true; key: string }>('POST', `/templates/${id}/provisioning`),
+  disableProvisioning: (id: string) => call<void>('DELETE', `/templates/${id}/provisioning`),
 
   /** A project's widgets (`projectId`) or a template's (`templateId`). */
   widgets: (owner: { projectId: string } | { templateId: string }) => call<{ widgets: Widget[] }>('GET', '/widgets', { query: owner }),

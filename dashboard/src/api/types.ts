@@ -77,7 +77,17 @@ export interface Device {
   templateId: string | null;
   /** Its own heartbeat timeout in seconds; null: its template's, else the service's default. */
   heartbeatTimeoutS: number | null;
+  /** The serial it was provisioned or imported with (DESIGN §14), or null. */
+  serial: string | null;
   createdAt: string;
+}
+
+/** One row of a bulk import (POST /devices/import, docs/provisioning.md "Bulk import"). */
+export interface ImportRow {
+  name: string;
+  serial?: string;
+  tags?: string[];
+  description?: string;
 }
 
 export interface DeviceList {

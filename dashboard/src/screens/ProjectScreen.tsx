@@ -4,6 +4,7 @@ import { Link } from '../router';
 import { ErrorLine, useLoad } from '../ui/common';
 import { DashboardView } from './dashboard/DashboardView';
 import { DevicesView } from './devices/DevicesView';
+import { ImportView } from './import/ImportView';
 import { MembersView } from './MembersView';
 import { NotFound } from './NotFound';
 import { ProjectSettings } from './ProjectSettings';
@@ -14,6 +15,7 @@ import { TemplatesView } from './templates/TemplatesView';
 const TABS: Array<[string, string]> = [
   ['dashboard', 'Dashboard'],
   ['devices', 'Devices'],
+  ['import', 'Import'],
   ['templates', 'Templates'],
   ['rules', 'Rules'],
   ['alarms', 'Alarms'],
@@ -43,6 +45,7 @@ export function ProjectScreen({ projectId, tab }: { projectId: string; tab: stri
       </nav>
       {tab === 'dashboard' && <DashboardView project={project} />}
       {tab === 'devices' && <DevicesView project={project} />}
+      {tab === 'import' && <ImportView project={project} />}
       {tab === 'templates' && <TemplatesView project={project} />}
       {tab === 'rules' && <RulesView project={project} />}
       {tab === 'alarms' && <AlarmsView project={project} />}

@@ -85,6 +85,7 @@ export function DevicesView({ project }: { project: Project }) {
             <thead>
               <tr>
                 <th>Name</th>
+                <th>Serial</th>
                 <th>Status</th>
                 <th>Template</th>
                 <th>Tags</th>
@@ -96,6 +97,9 @@ export function DevicesView({ project }: { project: Project }) {
                 <tr key={d.id}>
                   <td>
                     <Link to={`/devices/${d.id}`}>{d.name}</Link>
+                  </td>
+                  <td className="muted" data-testid="device-serial-cell">
+                    {d.serial ?? '—'}
                   </td>
                   <td>
                     <StatusBadge device={d} />
@@ -126,7 +130,7 @@ export function DevicesView({ project }: { project: Project }) {
               ))}
               {data && data.devices.length === 0 && (
                 <EmptyRow
-                  columns={5}
+                  columns={6}
                   text={
                     filtered
                       ? 'No device matches these filters.'
@@ -141,6 +145,11 @@ export function DevicesView({ project }: { project: Project }) {
         </div>
         {data && data.total > 0 && <Pager label="Device" page={page} limit={limit} total={data.total} onPage={setPage} />}
         {canEdit && <CreateDeviceForm projectId={project.id} templates={templates} onCreated={(d) => (setCreated(d), list.reload())} />}
+        {canEdit && (
+          <p className="muted">
+            Many devices at once: <Link to={`/projects/${project.id}/import`}>import a CSV file</Link>.
+          </p>
+        )}
       </Card>
     </div>
   );

@@ -12,6 +12,7 @@ import { DashboardGrid } from '../dashboard/DashboardGrid';
 import { useChartHistory } from '../dashboard/use-chart-history';
 import { useWidgetEditor } from '../dashboard/use-widget-editor';
 import { NotFound } from '../NotFound';
+import { ProvisioningPanel } from './ProvisioningPanel';
 
 const NONE: readonly string[] = [];
 
@@ -75,6 +76,11 @@ export function TemplateScreen({ templateId }: { templateId: string }) {
           </button>
         )}
       </div>
+      <ProvisioningPanel
+        template={t}
+        canManage={project.data?.role === 'admin' || project.data?.role === 'owner'}
+        onChange={template.reload}
+      />
       {t.deviceCount === 0 && !deviceId && (
         <p className="muted" data-testid="no-template-devices">
           No device uses this template yet. Design the dashboard now; pick a device here once one has the template (Devices tab).
