@@ -107,7 +107,12 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
   /** A loaded rule set in the state; a heartbeat it shortened starts the liveness watch again (liveness.ts). */
   function ruleSetLoaded(set: Parameters<typeof withRuleSet>[1]): void {
     s = withRuleSet(s, set, nowMs());
-    if (watchScope !== null && !watchApplying && watchOutdated(s, cfg, watchedAtS)) watchScope.cancel();
+    if (watchScope === null || watchApplying || !watchOutdated(s, cfg, watchedAtS)) return;
+    watchScope.cancel();
+    if (!cfg.version.rewatchAtOnce) return;
+    watch = null;
+    watchScope = null;
+    if (watchDue()) startWatch();
   }
 
   /** Runs one effect, then folds what it returned into the state. */
@@ -225,6 +230,8 @@ export async function deviceTwin(input: TwinInput): Promise<TwinEnd> {
         if (!isCancellation(err)) log.warn('liveness watch failed; a new one starts', { deviceId, error: String(err) });
       })
       .finally(() => {
+        // A watch cancelled as outdated may end after the next one started (rewatchAtOnce).
+        if (watchScope !== scope) return;
         watch = null;
         watchScope = null;
         watchApplying = false;

@@ -27,6 +27,16 @@ export const LOCAL_STEPS_PATCH = 'twin-local-steps';
  */
 export const HEARTBEAT_REWATCH_PATCH = 'twin-heartbeat-rewatch';
 
+/**
+ * Runs started after this patch start the new liveness watch in the step that found the heartbeat
+ * shortened, right after cancelling the old one; runs before it start it from the main loop once
+ * the cancelled watch has ended. That end comes in a later activation, which a replay may batch
+ * with other local activities' results differently, so the new watch could take another command
+ * sequence number there than in the run (a nondeterminism error when a signal and a rulesChanged
+ * Update shared a workflow task: seen in bench/fleet-rules).
+ */
+export const REWATCH_AT_ONCE_PATCH = 'twin-rewatch-at-once';
+
 export interface TwinVersion {
   /** HEARTBEAT_WATCH_PATCH: the liveness watch times the heartbeat, and a later offline is recorded. */
   heartbeatWatch: boolean;
@@ -34,6 +44,8 @@ export interface TwinVersion {
   localSteps: boolean;
   /** HEARTBEAT_REWATCH_PATCH: a shortened heartbeat starts the liveness watch again. */
   heartbeatRewatch: boolean;
+  /** REWATCH_AT_ONCE_PATCH: the step that cancels an outdated watch starts the next one. */
+  rewatchAtOnce: boolean;
 }
 
 /** The version of this run, from Temporal's `patched` (asked once per patch, in this order: the history records it). */
@@ -41,7 +53,8 @@ export function twinVersion(patched: (patchId: string) => boolean): TwinVersion 
   const heartbeatWatch = patched(HEARTBEAT_WATCH_PATCH);
   const localSteps = patched(LOCAL_STEPS_PATCH);
   const heartbeatRewatch = patched(HEARTBEAT_REWATCH_PATCH);
-  return { heartbeatWatch, localSteps, heartbeatRewatch };
+  const rewatchAtOnce = patched(REWATCH_AT_ONCE_PATCH);
+  return { heartbeatWatch, localSteps, heartbeatRewatch, rewatchAtOnce };
 }
 
 /** What the reducers know of the run: the twin's config and the version the run was started under. */
