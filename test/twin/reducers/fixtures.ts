@@ -17,7 +17,10 @@ export const cfg: RunConfig = {
   version: { heartbeatWatch: false, localSteps: false, heartbeatRewatch: false, rewatchAtOnce: false },
 };
 /** A run with every patch (the liveness watch times the heartbeat). */
-export const watchCfg: RunConfig = { ...cfg, version: { heartbeatWatch: true, localSteps: true, heartbeatRewatch: true, rewatchAtOnce: true } };
+export const watchCfg: RunConfig = {
+  ...cfg,
+  version: { heartbeatWatch: true, localSteps: true, heartbeatRewatch: true, rewatchAtOnce: true },
+};
 
 export const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,5 +1,11 @@
 /** The run's version (workflows/twin/version.ts): each patch asked once, in the order running histories recorded them. */
-import { HEARTBEAT_REWATCH_PATCH, HEARTBEAT_WATCH_PATCH, LOCAL_STEPS_PATCH, REWATCH_AT_ONCE_PATCH, twinVersion } from '../../../workflows/twin/version';
+import {
+  HEARTBEAT_REWATCH_PATCH,
+  HEARTBEAT_WATCH_PATCH,
+  LOCAL_STEPS_PATCH,
+  REWATCH_AT_ONCE_PATCH,
+  twinVersion,
+} from '../../../workflows/twin/version';
 
 test('a run asks each patch once, the heartbeat watch first, and keeps the answers', () => {
   const asked: string[] = [];
