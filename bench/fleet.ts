@@ -96,7 +96,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
         { label: 'status=online', query: 'status=online' },
         { label: 'lastSeenAfter=1 h ago', query: `lastSeenAfter=${hourAgo}` },
         { label: 'q=fleet-4242', query: 'q=fleet-4242' },
-        { label: 'tag=site-7&status=online', query: 'tag=site-7&status=online' },
+        { label: 'tag=site-8&status=online', query: 'tag=site-8&status=online' },
       ],
       envInt('BENCH_LIST_SAMPLES', 100),
     );

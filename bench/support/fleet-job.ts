@@ -103,19 +103,14 @@ export async function commandJob(
   });
   const answeredMs = Date.now() - t0;
   const read = () => run.account.call<Job>('GET', `/api/v1/jobs/${job.id}`);
-  const allHaveMs = await waitUntil(
-    'every online device has the command',
-    async () => watch.got.size === opts.online.length,
-    run.limitMs,
-    50,
-  );
-  const ackMs = await waitUntil(
-    'the job counts every online device acknowledged',
-    async () => (await read()).counts.acknowledged >= opts.online.length,
-    run.limitMs,
-    250,
-  );
-  const doneMs = await waitUntil('the job completed', async () => (await read()).state === 'completed', run.limitMs, 500);
+  /** Waits until `check` holds; the ms since the job was posted. */
+  const since = async (what: string, check: () => Promise<boolean>, everyMs: number): Promise<number> => {
+    await waitUntil(what, check, run.limitMs, everyMs);
+    return Date.now() - t0;
+  };
+  const allHaveMs = await since('every online device has the command', async () => watch.got.size === opts.online.length, 50);
+  const ackMs = await since('every online device acknowledged', async () => (await read()).counts.acknowledged >= opts.online.length, 250);
+  const doneMs = await since('the job completed', async () => (await read()).state === 'completed', 500);
   watch.stop();
   const finished = await read();
   const end = Date.now();
