@@ -89,13 +89,18 @@ export function createJobActivities({ redis, mqtt, emit, logger, topicRoot, inge
     return { ...entry, ...at, state: 'sent' };
   }
 
-  /** A followed device after a look at it: its receipt, or its OTA report and firmware (an offline OTA target is offered once online). */
-  async function look(job: StoredJob, entry: JobDevice, now: number): Promise<JobDevice> {
+  /** Followed devices of a command job after a look at their receipts, read together (commands.many). */
+  async function lookAtReceipts(entries: JobDevice[], now: number): Promise<JobDevice[]> {
+    const stored = await commands.many(entries.flatMap((e) => (e.commandId ? [e.commandId] : [])));
+    return entries.map((entry) => {
+      const command = entry.commandId ? stored.get(entry.commandId) : null;
+      return commandStep(entry, command ? commandView(command, now) : null, now);
+    });
+  }
+
+  /** A followed device of an OTA job after a look at its report and firmware (an offline target is offered once online). */
+  async function lookAtUpdate(job: StoredJob, entry: JobDevice, now: number): Promise<JobDevice> {
     const ttlMs = job.ttlSeconds * 1000;
-    if (job.action.type === 'command') {
-      const stored = entry.commandId ? await commands.get(entry.commandId) : null;
-      return commandStep(entry, stored ? commandView(stored, now) : null, now);
-    }
     const [reports, firmwareVersion] = await Promise.all([
       jobs.reports(job.id, [entry.deviceId]),
       redis.hget(keys.deviceState(entry.deviceId), 'firmwareVersion'),
@@ -155,7 +160,10 @@ export function createJobActivities({ redis, mqtt, emit, logger, topicRoot, inge
       const now = Date.now();
       const all = await jobs.devices(jobId);
       const followed = all.filter((e) => e.state !== 'pending' && !FINAL_DEVICE_STATES.has(e.state));
-      const looked = await inGroups(followed, (entry) => look(job, entry, now));
+      const looked =
+        job.action.type === 'command'
+          ? await lookAtReceipts(followed, now)
+          : await inGroups(followed, (entry) => lookAtUpdate(job, entry, now));
       const moved = looked.filter((e, i) => e !== followed[i]);
       await jobs.putDevices(jobId, moved);
       const byId = new Map(moved.map((e) => [e.deviceId, e]));

@@ -1,11 +1,13 @@
 import type { Command, CommandState } from '../common/contracts';
 import { deviceEventRoute } from '../common/device-event-route';
 import type { Redis } from '../common/redis';
-import { keys } from '../common/redis-keys';
+import { keys, shardOf } from '../common/redis-keys';
 import { isCommandIdOf } from '../common/shard-ids';
 import { luaScript } from './lua/load';
 
 const RUN = luaScript('command-4');
+/** Commands one MGET reads. */
+const MGET_CHUNK = 500;
 
 /** How long a command's record is kept, and how many of a device's are listed. */
 export const COMMAND_KEEP_S = 7 * 86_400;
@@ -81,6 +83,34 @@ export function createCommandStore(redis: Redis) {
     async get(commandId: string): Promise<StoredCommand | null> {
       const json = await redis.get(keys.command(commandId));
       return json === null ? null : (JSON.parse(json) as StoredCommand);
+    },
+
+    /**
+     * Many commands at once (a job's look at its devices' receipts): one MGET per shard and chunk,
+     * not a GET each; null for a command that is gone.
+     */
+    async many(commandIds: readonly string[]): Promise<Map<string, StoredCommand | null>> {
+      const byShard = new Map<number, string[]>();
+      for (const id of commandIds) {
+        const shard = shardOf(id);
+        const ids = byShard.get(shard);
+        if (ids) ids.push(id);
+        else byShard.set(shard, [id]);
+      }
+      const found = new Map<string, StoredCommand | null>();
+      const reads = [...byShard.values()].flatMap((ids) =>
+        Array.from({ length: Math.ceil(ids.length / MGET_CHUNK) }, (_, k) => ids.slice(k * MGET_CHUNK, (k + 1) * MGET_CHUNK)),
+      );
+      await Promise.all(
+        reads.map(async (ids) => {
+          const docs = await redis.mget(...ids.map((id) => keys.command(id)));
+          ids.forEach((id, i) => {
+            const json = docs[i];
+            found.set(id, json ? (JSON.parse(json) as StoredCommand) : null);
+          });
+        }),
+      );
+      return found;
     },
 
     /** A device's most recent commands, newest first. */
