@@ -1,5 +1,6 @@
 import type { FirmwareBlobs } from '../firmware-blobs';
 import type { Pool } from './pool';
+import { inTransaction } from './transaction';
 import { withPostgres } from './unavailable';
 
 /** The size of one stored chunk: an upload or a download holds about this much at a time. */
@@ -26,20 +27,14 @@ async function* rechunked(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
 export function createPgFirmwareBlobs(pool: Pool): FirmwareBlobs {
   return {
     async put(id, body) {
-      const client = await withPostgres(() => pool.connect());
-      try {
-        await client.query('BEGIN');
-        let seq = 0;
-        for await (const chunk of rechunked(body)) {
-          await client.query('INSERT INTO firmware_chunks (firmware_id, seq, data) VALUES ($1, $2, $3)', [id, seq++, chunk]);
-        }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      await withPostgres(() =>
+        inTransaction(pool, async (client) => {
+          let seq = 0;
+          for await (const chunk of rechunked(body)) {
+            await client.query('INSERT INTO firmware_chunks (firmware_id, seq, data) VALUES ($1, $2, $3)', [id, seq++, chunk]);
+          }
+        }),
+      );
     },
     async *read(id) {
       for (let seq = 0; ; seq++) {

@@ -1,5 +1,6 @@
 import type { Pool } from './pool';
 import type { TextPoint } from './history-reads';
+import { inTransaction } from './transaction';
 
 const MINUTE_MS = 60_000;
 
@@ -17,9 +18,7 @@ export async function deletePointRange(pool: Pool, deviceId: string, pin: string
   const cut = new Set<number>();
   if (fromMs !== null && fromMs % MINUTE_MS !== 0) cut.add(fromMs - (fromMs % MINUTE_MS));
   if (toMs !== null && (toMs + 1) % MINUTE_MS !== 0) cut.add(toMs - (toMs % MINUTE_MS));
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const { rowCount } = await client.query('DELETE FROM points WHERE device_id = $1 AND pin = $2 AND ts >= $3 AND ts <= $4', [
       deviceId,
       pin,
@@ -43,31 +42,17 @@ export async function deletePointRange(pool: Pool, deviceId: string, pin: string
         [deviceId, pin, at, new Date(minute + MINUTE_MS)],
       );
     }
-    await client.query('COMMIT');
     return rowCount ?? 0;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Every point and rollup of the given devices (device or project delete). */
 export async function deleteDeviceHistory(pool: Pool, deviceIds: readonly string[]): Promise<void> {
   if (deviceIds.length === 0) return;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('DELETE FROM points WHERE device_id = ANY($1::uuid[])', [deviceIds]);
     await client.query('DELETE FROM rollup_1m WHERE device_id = ANY($1::uuid[])', [deviceIds]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The newest point left of a pin, or null (what the latest value falls back to after a delete). */
