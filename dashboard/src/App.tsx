@@ -12,6 +12,10 @@ import { NotificationsScreen } from './screens/NotificationsScreen';
 import { HistoryScreen } from './screens/history/HistoryScreen';
 import { TemplateScreen } from './screens/templates/TemplateScreen';
 import { NotFound } from './screens/NotFound';
+import { FleetScreen } from './screens/fleet/FleetScreen';
+import { JobsScreen } from './screens/jobs/JobsScreen';
+import { JobScreen } from './screens/jobs/JobScreen';
+import { FirmwareScreen } from './screens/firmware/FirmwareScreen';
 import { pinName } from './pins/pin-types';
 import { UnreadBadge } from './screens/UnreadBadge';
 
@@ -47,6 +51,9 @@ function Shell() {
         </Link>
         <span className="topbar-links">
           <Link to="/projects">Projects</Link>
+          <Link to="/fleet">Fleet</Link>
+          <Link to="/jobs">Jobs</Link>
+          <Link to="/firmware">Firmware</Link>
           <Link to="/notifications">
             Notifications <UnreadBadge />
           </Link>
@@ -75,6 +82,10 @@ function Routes({ path }: { path: string }) {
   if ((m = match('/devices/:deviceId/pins/:pin', path)))
     return <HistoryScreen deviceId={m.deviceId as string} pin={pinName(m.pin as string)} />;
   if ((m = match('/templates/:templateId', path))) return <TemplateScreen templateId={m.templateId as string} />;
+  if (match('/fleet', path)) return <FleetScreen />;
+  if (match('/jobs', path)) return <JobsScreen />;
+  if ((m = match('/jobs/:jobId', path))) return <JobScreen jobId={m.jobId as string} />;
+  if (match('/firmware', path)) return <FirmwareScreen />;
   if (match('/account', path)) return <AccountScreen />;
   if (match('/notifications', path)) return <NotificationsScreen />;
   return <NotFound />;

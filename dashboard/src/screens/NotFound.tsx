@@ -1,8 +1,8 @@
 import { Link } from '../router';
 
-const TITLES = { page: 'Page', project: 'Project', device: 'Device', template: 'Template', pin: 'Pin' } as const;
+const TITLES = { page: 'Page', project: 'Project', device: 'Device', template: 'Template', pin: 'Pin', job: 'Job' } as const;
 
-/** What a missing page, project, device, template or pin shows: what is missing, why it may be, and the way back. */
+/** What a missing page, project, device, template, pin or job shows: what is missing, why it may be, and the way back. */
 export function NotFound({ what = 'page' }: { what?: keyof typeof TITLES }) {
   return (
     <div className="card not-found" data-testid="not-found">
