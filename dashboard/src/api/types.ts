@@ -1,7 +1,7 @@
 /** Records the management API answers with (docs/api.md, docs/management-api.md). */
 import type { DeviceStatus, NotificationRule, TemplatePin } from '../../../common/contracts';
 import type { QuotaResource } from '../../../common/quotas';
-import type { JobAction, JobDevice, JobTarget } from '../../../common/jobs';
+import type { JobAction, JobDevice, JobFilter, JobTarget } from '../../../common/jobs';
 
 export type {
   DeviceStatus,
@@ -200,16 +200,9 @@ export interface JobRequest {
 }
 
 /** The device list's filters (`GET /devices`, DESIGN §13); `projectId` left out: every project of the caller. */
-export type DeviceQuery = {
+export type DeviceQuery = Omit<JobFilter, 'status'> & {
   projectId?: string;
   status?: string;
-  q?: string;
-  tag?: string;
-  templateId?: string;
-  firmwareVersion?: string;
-  firmwareVersionLt?: string;
-  lastSeenBefore?: string;
-  lastSeenAfter?: string;
   page?: number;
   limit?: number;
 };
