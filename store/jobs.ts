@@ -1,9 +1,12 @@
 import type { JobDevice, OtaReport, StoredJob } from '../common/jobs';
 import type { Redis } from '../common/redis';
 import { keys } from '../common/redis-keys';
+import { luaScript } from './lua/load';
 
 /** How long a finished job and its devices are kept (docs/jobs.md). */
 export const FINISHED_JOB_KEEP_S = 30 * 86_400;
+
+const PUT_OTA_REPORT = luaScript('put-ota-report-2');
 
 const parseDevice = (raw: string | null): JobDevice | null => (raw ? (JSON.parse(raw) as JobDevice) : null);
 
@@ -82,11 +85,18 @@ export function createJobStore(redis: Redis) {
       await redis.hset(keys.jobDevices(jobId), ...entries.flatMap((e) => [e.deviceId, JSON.stringify(e)]));
     },
 
-    /** A device's OTA status report, kept only when the device is one of the job's targets; false otherwise. */
+    /**
+     * A device's OTA status report, kept only when the device is one of the job's targets (false
+     * otherwise) and never over its final one (done, failed) with a progress report that came late.
+     */
     async report(deviceId: string, report: OtaReport): Promise<boolean> {
-      if (!(await redis.hexists(keys.jobDevices(report.jobId), deviceId))) return false;
-      await redis.hset(keys.jobReports(report.jobId), deviceId, JSON.stringify(report));
-      return true;
+      const final = report.state === 'done' || report.state === 'failed' ? '1' : '0';
+      const written = await PUT_OTA_REPORT(
+        redis,
+        [keys.jobDevices(report.jobId), keys.jobReports(report.jobId)],
+        [deviceId, JSON.stringify(report), final],
+      );
+      return written === 1;
     },
 
     /** The last OTA reports of the given devices, by device id. */

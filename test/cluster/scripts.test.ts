@@ -373,6 +373,14 @@ test('every script in store/lua runs on the cluster, each through the store call
   expect(await stores.rules.delete(rule)).not.toBeNull();
   expect(await stores.rules.get(rule.id)).toBeNull();
 
+  // A job's OTA reports: kept for a target only, a late progress report never over the final one.
+  const jobId = randomUUID();
+  await stores.jobs.fixTargets(jobId, [device.id], new Date().toISOString());
+  expect(await stores.jobs.report(randomUUID(), { jobId, state: 'downloading', progress: 0 })).toBe(false);
+  expect(await stores.jobs.report(device.id, { jobId, state: 'failed', error: 'flash write error' })).toBe(true);
+  expect(await stores.jobs.report(device.id, { jobId, state: 'downloading', progress: 75 })).toBe(true);
+  expect((await stores.jobs.reports(jobId, [device.id])).get(device.id)?.state).toBe('failed');
+
   // Cascades: a device, then its project with another device in it.
   expect(await stores.devices.delete(device.id)).toMatchObject({ intent: { type: 'device-retire' } });
   expect(await stores.devices.get(device.id)).toBeNull();

@@ -23,7 +23,12 @@ export function watchJobs(socket: ClientSocket) {
     seen,
     until(jobId: string, matches: (job: Job) => boolean, ms = 30_000): Promise<Job> {
       const found = seen.find((job) => job.id === jobId && matches(job));
-      return found ? Promise.resolve(found) : nextEvent(socket, 'job', (job) => job.id === jobId && matches(job), ms);
+      if (found) return Promise.resolve(found);
+      // A wait that times out says where the job was: its last event and whether the socket still listens.
+      return nextEvent(socket, 'job', (job) => job.id === jobId && matches(job), ms).catch((err: Error) => {
+        const last = seen.filter((job) => job.id === jobId).at(-1);
+        throw new Error(`${err.message}; socket connected: ${socket.connected}; last event of the job: ${JSON.stringify(last ?? null)}`);
+      });
     },
   };
 }
