@@ -211,7 +211,8 @@ export async function composeGateway(config: Config, logger: Logger, credentialK
         connection.close(),
         historyDb.close(),
       ]);
-      await Promise.allSettled([redis, sub, rulesSub, ...outboxRedis, ...historyRedis].map((client) => client.quit()));
+      // The relays ended their own connections (outboxRedis) as they stopped.
+      await Promise.allSettled([redis, sub, rulesSub, ...historyRedis].map((client) => client.quit()));
     },
   };
 }

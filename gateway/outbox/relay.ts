@@ -6,7 +6,7 @@ import { carryOutWithin, IntentNotDue, type IntentHandler, settleEntry } from '.
 import type { IntentPacer } from './pacer';
 
 export interface OutboxRelayOptions {
-  /** A connection of the relay's own: XREADGROUP blocks it. */
+  /** A connection of the relay's own: XREADGROUP blocks it, and stop ends it. */
   redis: Redis;
   stream: string;
   /** This node's consumer name in the group. */
@@ -111,6 +111,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   await ensureGroup();
 
   let stopped = false;
+  /** While true the relay's connection waits in XREADGROUP BLOCK, which stop ends by closing it. */
+  let blocked = false;
   let backlog = 0;
   let stop: () => void = () => undefined;
   const stopping = new Promise<number>((resolve) => (stop = () => resolve(0)));
@@ -143,11 +145,13 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     if (taken === 0) return;
     let entries: StreamEntry[] = [];
     try {
+      blocked = true;
       const reply = (await redis.xreadgroup('GROUP', OUTBOX_GROUP, consumer, 'COUNT', taken, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
         | [string, StreamEntry[]][]
         | null;
       entries = (reply ?? []).flatMap(([, read]) => read);
     } finally {
+      blocked = false;
       pacer.giveBack(taken - entries.length);
     }
     await Promise.all(
@@ -206,6 +210,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
         if (stopped) break;
         await retryDue();
       } catch (err) {
+        if (stopped) break;
         logger.warn({ err: err instanceof Error ? err.message : String(err), stream }, 'outbox relay round failed');
         if (err instanceof Error && err.message.includes('NOGROUP')) await ensureGroup().catch(() => undefined);
         await new Promise((resolve) => setTimeout(resolve, Math.min(blockMs, 1_000)));
@@ -219,7 +224,11 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       stopped = true;
       stop();
       clearInterval(measuring);
+      // A read waiting in BLOCK is cut short rather than waited out (up to blockMs): entries it took
+      // meanwhile stay pending and are claimed by a relay again after retryBaseMs, as after a crash.
+      if (blocked) redis.disconnect();
       await loop;
+      redis.disconnect();
     },
   };
 }

@@ -70,7 +70,8 @@ async function start(taskQueue: string, activity: (deviceId: string) => Promise<
     fleet: none,
   });
   const started = await startOutboxRelays({
-    streams: relayedStreams(taskQueue).map((s, k) => ({ ...s, redis: connect(`test-online-relays-${k}`) })),
+    // Each relay's own connection, ended by its stop.
+    streams: relayedStreams(taskQueue).map((s, k) => ({ ...s, redis: createRedis(config, `test-online-relays-${k}`) })),
     redis: connect('test-online-relays-mirror'),
     consumer: 'node-a',
     handle,

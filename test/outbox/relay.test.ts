@@ -41,7 +41,7 @@ async function relay(
   twins: IntentHandlers['twins'] = noTwins,
 ): Promise<OutboxRelay> {
   const started = await startOutboxRelay({
-    redis: connect(`test-outbox-${consumer}`),
+    redis: createRedis(config, `test-outbox-${consumer}`), // the relay's own: its stop ends it
     stream,
     consumer,
     handle: carryOutIntents({
