@@ -59,10 +59,11 @@ async function startNode(config: Config, credentialKey: string): Promise<StackNo
   const baseUrl = `http://127.0.0.1:${port}`;
   const metricsUrl = `http://127.0.0.1:${await composed.gateway.listenMetrics(0, '127.0.0.1')}/metrics`;
   const request = httpClient(baseUrl);
+  // Up to 30 s: on a loaded machine a node's first subscriptions can take more than 10.
   await eventually(async () => {
     const ready = await request('GET', '/readyz');
     if (ready.status !== 200) throw new Error(`node not ready: ${ready.text}`);
-  });
+  }, 30_000);
   return {
     request,
     baseUrl,

@@ -14,11 +14,11 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-const SIGNALS = 20_000;
+const SIGNALS = 8_000;
 const IN_FLIGHT = 8;
 const BURST = 500;
 
-test('continue-as-new keeps every bit of state across 20,000 signals', async () => {
+test('continue-as-new keeps every bit of state across 8,000 signals', async () => {
   const device = await createDevice(env.redis);
   const rule = await addRule(env.redis, device, { condition: 'no_data', pin: 4, duration: 3600 });
   await env.twins.start(device.deviceId, device.projectId);
@@ -64,7 +64,7 @@ test('continue-as-new keeps every bit of state across 20,000 signals', async () 
       signalsAtRunStart = end;
     }
   }
-  await handle.signal(infoSignal, { firmwareVersion: 'fw-final' }); // the 20,000th, after all others
+  await handle.signal(infoSignal, { firmwareVersion: 'fw-final' }); // the last, after all others
   process.stderr.write(`history test: ${SIGNALS} signals in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 
   const state = await eventually(
@@ -87,7 +87,7 @@ test('continue-as-new keeps every bit of state across 20,000 signals', async () 
   expect(state?.lastSeen).toBe(atOf(newestActivity));
   expect(state?.pinActivity[`V${newestActivity % 8}`]).toBe(atOf(newestActivity));
   expect(state?.firmwareVersion).toBe('fw-final');
-  expect(state?.stats.runs).toBeGreaterThanOrEqual(5); // continued as new every ~2,000 messages
+  expect(state?.stats.runs).toBeGreaterThanOrEqual(3); // continued as new every ~2,000 messages
 
   const description = await handle.describe();
   expect(description.status.name).toBe('RUNNING');
