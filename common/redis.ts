@@ -84,7 +84,7 @@ function holdCommandsPerIteration(client: RedisClient): void {
 export type Redis = RedisClient | Cluster;
 
 /** The name a connection (or each of a Cluster's node connections) was given at createRedis. */
-export function connectionNameOf(redis: Redis): string | undefined {
+function connectionNameOf(redis: Redis): string | undefined {
   return redis instanceof Cluster ? redis.options.redisOptions?.connectionName : redis.options.connectionName;
 }
 
@@ -95,13 +95,25 @@ export function connectionNameOf(redis: Redis): string | undefined {
  * is named `ioredis-cluster(subscriber):{name}` by ioredis. A node that does not answer (down, or
  * gone in a failover) holds none of this client's live subscriptions and is left out.
  */
-export async function pubsubClients(redis: Redis): Promise<{ connectionName: string; line: string }[]> {
+async function pubsubClients(redis: Redis): Promise<{ connectionName: string; line: string }[]> {
   const nodes = redis instanceof Cluster ? redis.nodes('all') : [redis];
   const lists = await Promise.allSettled(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
   if (!(redis instanceof Cluster) && lists[0]?.status === 'rejected') throw lists[0].reason;
   return lists
     .flatMap((list) => (list.status === 'fulfilled' ? String(list.value).split('\n') : []))
     .map((line) => ({ connectionName: (/ name=(\S*)/.exec(line)?.[1] ?? '').replace(/^ioredis-cluster\([a-z]+\):/, ''), line }));
+}
+
+/**
+ * The CLIENT LIST line of `sub`'s pub/sub connection, if Redis knows it. On a Cluster, asked of the
+ * nodes `sub` itself knows: its subscriber sits on one of them, whereas `pub`'s node list, read when
+ * `pub` connected, may lack a replica that joined the cluster later (ioredis rereads it only on a
+ * redirection), and a gateway whose subscriber sat on such a replica stayed unready for good. A
+ * standalone `sub` in subscriber mode takes no CLIENT command, so `pub` asks.
+ */
+export async function subscriptionLineOf(pub: Redis, sub: Redis): Promise<string | undefined> {
+  const name = connectionNameOf(sub);
+  return (await pubsubClients(sub instanceof Cluster ? sub : pub)).find((c) => c.connectionName === name)?.line;
 }
 
 /** The slot whose master a Cluster client publishes through (PUBLISH has no key: ioredis would pick a node at random). */

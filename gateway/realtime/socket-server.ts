@@ -9,7 +9,7 @@ import { rooms, type ClientToServerEvents, type ServerToClientEvents } from '../
 import { AppError } from '../../common/errors';
 import { pinValueText } from '../schemas/pin-value';
 import type { Logger } from '../../common/logger';
-import { connectionNameOf, pubsubClients, type Redis } from '../../common/redis';
+import { type Redis, subscriptionLineOf } from '../../common/redis';
 import type { Stores } from '../../store';
 import { deviceAccess, projectAccess } from '../access/project-access';
 import type { Ingest } from '../ingest/ingest';
@@ -133,7 +133,7 @@ export function createSocketServer(deps: SocketServerDeps) {
     revocations: socketRevocations(io, deps.pub),
     /** Resolves when the adapter's Redis subscriptions are active (DESIGN §7: until then events are missed). */
     async subscribed(): Promise<void> {
-      const line = (await pubsubClients(deps.pub)).find((l) => l.connectionName === connectionNameOf(deps.sub))?.line;
+      const line = await subscriptionLineOf(deps.pub, deps.sub);
       const count = (field: string) => Number(new RegExp(` ${field}=(\\d+)`).exec(line ?? '')?.[1] ?? 0);
       if (!line || count('psub') < 1 || count('sub') < 1) throw new Error('Socket.IO adapter not subscribed yet');
     },
