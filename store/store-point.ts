@@ -171,8 +171,9 @@ async function storeOnce(redis: Redis, input: StorePointInput, withIntents: Read
 }
 
 function resultOf(reply: (string | number)[]): StorePointResult {
-  const [kind, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
-  if (kind === 'dup') {
+  if (reply[0] === 'dup') {
+    // A duplicate names the command its value acknowledges, still to be moved (store-point-13.lua).
+    const [, projectId, acknowledged] = reply;
     return {
       projectId: String(projectId),
       duplicate: true,
@@ -180,11 +181,12 @@ function resultOf(reply: (string | number)[]): StorePointResult {
       wake: false,
       latest: false,
       superseded: null,
-      acknowledged: null,
+      acknowledged: acknowledged ? String(acknowledged) : null,
       command: null,
       crossed: [],
     };
   }
+  const [, projectId, status, wake, latest, superseded, acknowledged, record, ...crossed] = reply;
   return {
     projectId: String(projectId),
     duplicate: false,

@@ -225,7 +225,13 @@ export function createIngest(deps: IngestDeps) {
     const updatedAt = at.toISOString();
     const answer = { ok: true as const, projectId: stored.projectId, pin: pin.name, value: input.value, updatedAt };
     if (stored.duplicate) {
-      // Stored by an earlier try of this delivery, with its effects: a success, with nothing more to do.
+      // Stored by an earlier try of this delivery, with its effects, but for the move of a command it
+      // acknowledged: that try's reply (and so its move) may have been lost.
+      if (stored.acknowledged) {
+        await moveCommands(input.deviceId, stored, at).catch((err: unknown) =>
+          logger.warn({ err, deviceId: input.deviceId, pin: pin.name }, 'command receipt not moved; the value is stored'),
+        );
+      }
       return { ...answer, delivered: false, commandId: null, duplicate: true };
     }
     if (stored.wake) {

@@ -19,7 +19,8 @@
 -- Publishes the value's pin:update and the write's `command` event (docs/realtime.md) in the same step.
 -- Returns {'ok', projectId, status, wake (1|0), newer (1|0), superseded command id or '',
 --          acknowledged command id or '', the command record written (JSON) or '', crossed rule ids...},
---         or {'dup', projectId} for a delivery stored already (nothing written), or {'intents', rule ids...}
+--         or {'dup', projectId, acknowledged command id or ''} for a delivery stored already (nothing
+--         written), or {'intents', rule ids...}
 --         for rules sent without the intents their edge now writes (nothing written);
 -- refuses with STORE:DEVICE_GONE, STORE:DEVICE_RATE, STORE:PIN_LOCKED or STORE:HISTORY_BACKLOG before writing anything.
 -- #include lib/device-events.lua
@@ -44,11 +45,23 @@ local function recorded(seen, part, offset)
   end
   return false
 end
+-- Commands: a device value equal to the command awaited on its pin acknowledges it. The awaited
+-- entry is left for the command's move (command-4.lua) to remove: a step whose reply was lost (a
+-- failover, a timeout) is tried again as a duplicate, which must still name the command, or the
+-- receipt would stay `sent` for good.
+local function acknowledgedCommand()
+  if ARGV[7] ~= '1' then return '' end
+  local waiting = redis.call('HGET', KEYS[4], 'ack:' .. pin)
+  if not waiting then return '' end
+  local ok, awaited = pcall(cjson.decode, waiting)
+  if ok and type(awaited) == 'table' and awaited.value == value and type(awaited.commandId) == 'string' then return awaited.commandId end
+  return ''
+end
 local deliveries = nil
 if ARGV[19] ~= '' then
   local id, packetKey, redelivered = string.match(ARGV[19], '^(%x+),(%x+),([01])$')
   local seen = redis.call('HGET', KEYS[4], 'deliveries') or ''
-  if recorded(seen, id, 0) or (redelivered == '1' and recorded(seen, packetKey, 12)) then return {'dup', projectId} end
+  if recorded(seen, id, 0) or (redelivered == '1' and recorded(seen, packetKey, 12)) then return {'dup', projectId, acknowledgedCommand()} end
   deliveries = string.sub(id .. packetKey .. seen, 1, 24 * DELIVERY_RING)
 end
 -- Threshold rules sent without their intents ('?', store/store-point.ts: most values cross
@@ -134,18 +147,7 @@ if ARGV[6] == '1' then
     redis.call('HDEL', KEYS[8], pin)
   end
 end
--- Commands: a device value equal to the command awaited on its pin acknowledges it (command-4.lua).
-local acknowledged = ''
-if ARGV[7] == '1' then
-  local waiting = redis.call('HGET', KEYS[4], 'ack:' .. pin)
-  if waiting then
-    local ok, awaited = pcall(cjson.decode, waiting)
-    if ok and type(awaited) == 'table' and awaited.value == value then
-      redis.call('HDEL', KEYS[4], 'ack:' .. pin)
-      acknowledged = awaited.commandId
-    end
-  end
-end
+local acknowledged = acknowledgedCommand()
 -- Liveness: follows workflows/twin/liveness.ts (a device's value is activity, which may bring it
 -- online): the wake marker tells its twin once per wake TTL while the mirror does not show it online.
 local wake = 0

@@ -1,11 +1,14 @@
 /**
  * The store step keeps a device's recent MQTT deliveries (store/lua/store-point-13.lua, "Each
  * delivery stored once"): a try of a delivery stored already writes nothing, by its id always and by
- * its packet key only when the broker sent it again (DUP), since packet ids are reused.
+ * its packet key only when the broker sent it again (DUP), since packet ids are reused; it still
+ * names the command its value acknowledges, whose move the first try's lost reply never made.
  */
 import { randomUUID } from 'node:crypto';
 import { keys, streamOf } from '../../common/redis-keys';
+import { createCommandStore } from '../../store/commands';
 import { storePoint, type Delivery } from '../../store/store-point';
+import { idInShardOf } from '../../common/shard-ids';
 import { fileRedis, storeDevice } from '../helpers/store-device';
 
 const redis = fileRedis('test-delivery-once');
@@ -62,4 +65,48 @@ test('the device keeps its last 128 deliveries: an older one is stored again', a
   for (let n = 1; n <= 129; n++) await store(deviceId, String(n), nth(n));
   expect((await store(deviceId, '2', nth(2))).duplicate).toBe(true);
   expect((await store(deviceId, '1', nth(1))).duplicate).toBe(false);
+});
+
+test("a retried echo whose first try's reply was lost still acknowledges the command it echoes", async () => {
+  const deviceId = await newDevice();
+  const commands = createCommandStore(redis());
+  const now = new Date();
+  const command = {
+    id: idInShardOf(deviceId),
+    deviceId,
+    pin: 'V1',
+    value: 'open',
+    state: 'queued' as const,
+    createdAt: now.toISOString(),
+    createdMs: now.getTime(),
+    sentAt: null,
+    acknowledgedAt: null,
+    expiresAt: null,
+  };
+  // The app's write makes the command, and the device is sent it.
+  await storePoint(redis(), {
+    deviceId,
+    pin: 'V1',
+    value: 'open',
+    at: now,
+    historyStream: history,
+    historyStreamMax: 1_000_000,
+    towardDevice: true,
+    fromDevice: false,
+    wakeTtlS: 5,
+    ruleStates: [],
+    outbox: keys.outbox('no-rules'),
+    command,
+  });
+  expect((await commands.move(deviceId, command.id, 'sent'))?.command.state).toBe('sent');
+  // The device's echo is stored, but the reply is lost: its command is not moved by that try.
+  const echo = { id: 'eeeeeeeeeeee', packetKey: 'ffffffffffff', redelivered: false };
+  expect((await store(deviceId, 'open', echo)).acknowledged).toBe(command.id);
+  // The retry is a duplicate and writes nothing, but names the command, so the caller moves it.
+  const retry = await store(deviceId, 'open', echo);
+  expect(retry).toMatchObject({ duplicate: true, acknowledged: command.id });
+  expect((await commands.move(deviceId, command.id, 'acknowledged'))?.command.state).toBe('acknowledged');
+  expect((await commands.get(command.id))?.state).toBe('acknowledged');
+  // Once moved, a later echo of the same value acknowledges nothing more.
+  expect((await store(deviceId, 'open', { id: '999999999999', packetKey: '888888888888', redelivered: false })).acknowledged).toBeNull();
 });
