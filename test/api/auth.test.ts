@@ -1,5 +1,6 @@
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack';
 import { registerUser } from '../helpers/fixtures';
+import { scanKeys } from '../helpers/scan-keys';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -178,7 +179,7 @@ describe('API keys', () => {
     expect(revoked.status).toBe(204);
     const after = await stack.request('GET', '/api/v1/api-keys', { token: user.token });
     expect(after.body.data.apiKeys).toEqual([]);
-    expect(await stack.redis.keys('apikey:*')).not.toContainEqual(expect.stringContaining(created.body.data.id));
+    expect(await scanKeys(stack.redis, 'apikey:*')).not.toContainEqual(expect.stringContaining(created.body.data.id));
   });
 
   it('accepts a future expiry and refuses a past one', async () => {

@@ -12,6 +12,7 @@ import {
 } from '../helpers/fixtures';
 import { eventually, sleep } from '../helpers/wait';
 import { keys } from '../../common/redis-keys';
+import { scanKeys } from '../helpers/scan-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -180,7 +181,7 @@ describe('device changes', () => {
 
     const res = await stack.request('DELETE', `/api/v1/devices/${device.id}`, { token: owner.token });
     expect(res.status).toBe(204);
-    expect((await stack.redis.keys('*')).filter((k) => k.includes(device.id))).toEqual([]);
+    expect((await scanKeys(stack.redis, '*')).filter((k) => k.includes(device.id))).toEqual([]);
     expect(await stack.redis.get(`device:dt:${sha256(device.token)}`)).toBeNull();
     expect(await stack.redis.get(`device:iot:${sha256(simple.body.data.token)}`)).toBeNull();
     expect(await stack.redis.zscore(keys.projectDevices(projectId), device.id)).toBeNull();

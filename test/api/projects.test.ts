@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../helpers/stack';
 import { addMember, createDevice, createProject, mirrorStatus, registerUser, writeValue, type TestUser } from '../helpers/fixtures';
 import { keys } from '../../common/redis-keys';
+import { scanKeys } from '../helpers/scan-keys';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -99,7 +100,7 @@ describe('projects', () => {
     const res = await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token });
     expect(res.status).toBe(204);
 
-    const leftovers = (await stack.redis.keys('*')).filter((k) => k.includes(project.id) || devices.some((d) => k.includes(d.id)));
+    const leftovers = (await scanKeys(stack.redis, '*')).filter((k) => k.includes(project.id) || devices.some((d) => k.includes(d.id)));
     expect(leftovers).toEqual([]);
     expect(await stack.redis.zscore(keys.userProjects(member.id), project.id)).toBeNull();
     expect((await stack.request('GET', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(404);

@@ -2,6 +2,7 @@ import { createNotificationStore } from '../../store/notifications';
 import { createDevice, createProject, registerUser, thresholdNotification, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 import { keys } from '../../common/redis-keys';
+import { scanKeys } from '../helpers/scan-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -79,7 +80,7 @@ describe('cascade deletes', () => {
 
     expect((await stack.request('DELETE', `/api/v1/projects/${project.id}`, { token: owner.token })).status).toBe(204);
 
-    const leftovers = (await stack.redis.keys('*')).filter((k) => k.includes(project.id) || k.includes(device.id));
+    const leftovers = (await scanKeys(stack.redis, '*')).filter((k) => k.includes(project.id) || k.includes(device.id));
     expect(leftovers).toEqual([]);
     for (const key of records) expect(await stack.redis.exists(key)).toBe(0);
     for (const key of survivors) expect(await stack.redis.exists(key)).toBe(1);

@@ -3,6 +3,7 @@ import type { NotificationRecord } from '../../common/contracts';
 import { createNotificationStore } from '../../store/notifications';
 import { addMember, createDevice, createProject, registerUser, type TestUser } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
+import { scanKeys } from '../helpers/scan-keys';
 
 let stack: Stack;
 let owner: TestUser;
@@ -121,7 +122,7 @@ describe('read state is per member', () => {
 
     const removed = await stack.request('DELETE', `/api/v1/projects/${projectId}/members/${late.id}`, { token: owner.token });
     expect(removed.status).toBe(204);
-    expect((await stack.redis.keys(`*${projectId}*`)).filter((k) => k.includes(late.id))).toEqual([]);
+    expect((await scanKeys(stack.redis, `*${projectId}*`)).filter((k) => k.includes(late.id))).toEqual([]);
 
     const gone = records[2] as NotificationRecord;
     expect((await stack.request('DELETE', `/api/v1/notifications/${gone.id}`, { token: editor.token })).status).toBe(204);
@@ -132,6 +133,6 @@ describe('read state is per member', () => {
     }
 
     expect((await stack.request('DELETE', `/api/v1/projects/${projectId}`, { token: owner.token })).status).toBe(204);
-    expect(await stack.redis.keys(`*${projectId}*`)).toEqual([]);
+    expect(await scanKeys(stack.redis, `*${projectId}*`)).toEqual([]);
   });
 });

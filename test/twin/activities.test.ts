@@ -19,6 +19,7 @@ import { keys } from '../../common/redis-keys';
 import { writeStatusAhead } from '../../store/device-mirror';
 import { testConfig } from '../harness/config';
 import { createDevice, eventually, notificationsOf } from './helpers';
+import { scanKeys } from '../helpers/scan-keys';
 
 let redis: Redis;
 let mqtt: MqttClient;
@@ -92,7 +93,7 @@ test('writes for a deleted device leave no keys behind', async () => {
     written: false,
   });
   expect((await acts.createNotification({ record: record(device) })).outcome).toBe('gone');
-  expect(await redis.keys(`*${device.deviceId}*`)).toEqual([]);
+  expect(await scanKeys(redis, `*${device.deviceId}*`)).toEqual([]);
   expect(await redis.exists(keys.projectNotifications(device.projectId))).toBe(0);
 });
 
@@ -125,7 +126,7 @@ test('an online written ahead by the gateway: not over a later change, not undon
   const ahead = (at: string) => writeStatusAhead(redis, { deviceId: device.deviceId, at, outbox });
   /** The intents written: the outbox family's stream this device's intents go to (named from `outbox`). */
   const intents = async (): Promise<string[][]> => {
-    const streams = await redis.keys(`${outbox}*`);
+    const streams = await scanKeys(redis, `${outbox}*`);
     const entries = await Promise.all(streams.map((stream) => redis.xrange(stream, '-', '+')));
     return entries.flat().map(([, fields]) => fields);
   };
@@ -159,7 +160,7 @@ test('an online written ahead by the gateway: not over a later change, not undon
     statusChangedAt: t(4),
     disconnectReason: 'timeout',
   });
-  for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
+  for (const stream of await scanKeys(redis, `${outbox}*`)) await redis.del(stream);
 });
 
 test("a twin's first status does not replace an online the gateway wrote ahead during its start", async () => {
@@ -180,7 +181,7 @@ test("a twin's first status does not replace an online the gateway wrote ahead d
   const quiet = await createDevice(redis);
   await acts.writeStatus({ ...first, deviceId: quiet.deviceId });
   expect(await redis.hgetall(keys.deviceState(quiet.deviceId))).toMatchObject({ status: 'offline', statusChangedAt: t(2) });
-  for (const stream of await redis.keys(`${outbox}*`)) await redis.del(stream);
+  for (const stream of await scanKeys(redis, `${outbox}*`)) await redis.del(stream);
 });
 
 test('device:status and notification reach a Socket.IO server on the Redis adapter', async () => {

@@ -14,6 +14,7 @@ import {
   type TwinTestEnv,
 } from './helpers';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
+import { scanKeys } from '../helpers/scan-keys';
 
 let env: TwinTestEnv;
 const children: WorkerProcess[] = [];
@@ -51,7 +52,7 @@ describe('device twin lifecycle', () => {
     expect(await env.twins.end(device.deviceId)).toBe(false); // already ended
     expect(await env.twins.end(randomUUID())).toBe(false); // never existed
     expect(await env.twins.state(randomUUID())).toBeNull();
-    expect(await env.redis.keys(`*${device.deviceId}*`)).toEqual([]);
+    expect(await scanKeys(env.redis, `*${device.deviceId}*`)).toEqual([]);
   });
 
   test('deleting a project ends all of its twins', async () => {
@@ -69,7 +70,7 @@ describe('device twin lifecycle', () => {
     await eventually(async () => {
       for (const d of devices) expect(await closedStatus(d.deviceId)).toBe('COMPLETED');
     });
-    for (const d of devices) expect(await env.redis.keys(`*${d.deviceId}*`)).toEqual([]);
+    for (const d of devices) expect(await scanKeys(env.redis, `*${d.deviceId}*`)).toEqual([]);
   });
 
   test('a twin whose device vanished without an end ends itself and writes nothing', async () => {
@@ -82,7 +83,7 @@ describe('device twin lifecycle', () => {
     await eventually(async () => expect(await closedStatus(device.deviceId)).toBe('COMPLETED'), 15_000, 250);
     const result: unknown = await env.client.workflow.getHandle(twinWorkflowId(device.deviceId)).result();
     expect(result).toMatchObject({ reason: 'device-missing' });
-    expect(await env.redis.keys(`*${device.deviceId}*`)).toEqual([]);
+    expect(await scanKeys(env.redis, `*${device.deviceId}*`)).toEqual([]);
   }, 30_000);
 
   test('killing the worker process mid-way and starting another loses no twin state', async () => {
