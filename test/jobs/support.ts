@@ -4,7 +4,7 @@ import { connectAsDevice, createProject, registerUser, setPlan, type TestUser } 
 import type { Request } from '../helpers/http';
 import { type ClientSocket, collect, connectSocket, emitWithAck, nextEvent } from '../helpers/socket';
 import { type Stack, type StackOptions, startStack } from '../helpers/stack';
-import { eventually } from '../helpers/wait';
+import { eventually, sleep } from '../helpers/wait';
 
 /** POST /api/v1/jobs; the Job on 201, else a failure naming the answer. */
 export async function startJob(request: Request, user: TestUser, body: Record<string, unknown>): Promise<Job> {
@@ -15,20 +15,41 @@ export async function startJob(request: Request, user: TestUser, body: Record<st
 
 /**
  * Every `job` event a socket subscribed to the project gets, from now on; `until` resolves with the
- * first of a job's that matches, seen already or still to come.
+ * first of a job's that matches, seen already or still to come. Like any client whose socket can
+ * drop (a loaded machine missed a ping once, and the test socket does not reconnect), it also reads
+ * the job with `request` as `user` every 2 s, so a `job` event sent while it was away is not waited
+ * for in vain.
  */
-export function watchJobs(socket: ClientSocket) {
+export function watchJobs(socket: ClientSocket, request: Request, user: TestUser) {
   const seen = collect(socket, 'job');
+  const read = async (jobId: string): Promise<Job | null> => {
+    const res = await request('GET', `/api/v1/jobs/${jobId}`, { token: user.token });
+    return res.status === 200 ? (res.body.data as Job) : null;
+  };
   return {
     seen,
-    until(jobId: string, matches: (job: Job) => boolean, ms = 30_000): Promise<Job> {
+    async until(jobId: string, matches: (job: Job) => boolean, ms = 30_000): Promise<Job> {
       const found = seen.find((job) => job.id === jobId && matches(job));
-      if (found) return Promise.resolve(found);
-      // A wait that times out says where the job was: its last event and whether the socket still listens.
-      return nextEvent(socket, 'job', (job) => job.id === jobId && matches(job), ms).catch((err: Error) => {
+      if (found) return found;
+      const polling = new AbortController();
+      const polled = (async (): Promise<Job> => {
+        for (;;) {
+          await sleep(2000);
+          if (polling.signal.aborted) return new Promise<Job>(() => undefined);
+          const job = await read(jobId).catch(() => null);
+          if (job && matches(job)) return job;
+        }
+      })();
+      try {
+        return await Promise.race([nextEvent(socket, 'job', (job) => job.id === jobId && matches(job), ms), polled]);
+      } catch (err) {
         const last = seen.filter((job) => job.id === jobId).at(-1);
-        throw new Error(`${err.message}; socket connected: ${socket.connected}; last event of the job: ${JSON.stringify(last ?? null)}`);
-      });
+        throw new Error(
+          `${(err as Error).message}; socket connected: ${socket.connected}; last event of the job: ${JSON.stringify(last ?? null)}`,
+        );
+      } finally {
+        polling.abort();
+      }
     },
   };
 }
@@ -83,7 +104,7 @@ export async function openJobsSuite(worker: NonNullable<StackOptions['worker']> 
   const projectId = (await createProject(stack.request, owner)).id;
   const socket = await connectSocket(stack.baseUrl, owner.token);
   await emitWithAck(socket, 'subscribe', { projectId });
-  return { stack, owner, projectId, socket, jobs: watchJobs(socket), clients: [] };
+  return { stack, owner, projectId, socket, jobs: watchJobs(socket, stack.request, owner), clients: [] };
 }
 
 export async function closeJobsSuite(suite: JobsSuite | undefined): Promise<void> {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   owner = await registerUser(stack.request, 'OTA operator');
   await setPlan(stack.request, owner, 'pro');
   socket = await connectSocket(stack.baseUrl, owner.token);
-  jobs = watchJobs(socket);
+  jobs = watchJobs(socket, stack.request, owner);
   service = createMqttClient(stack.config, 'sim-ota-test');
   env = {
     DDS_URL: stack.baseUrl,
