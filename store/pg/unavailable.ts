@@ -1,4 +1,4 @@
-import { DependencyUnavailableError } from '../../common/errors';
+import { AppError, DependencyUnavailableError } from '../../common/errors';
 
 /** SQLSTATE classes that mean the server, not the query: connection (08), resources (53), operator (57, incl. statement timeout), system (58). */
 const SERVER_TROUBLE = /^(08|53|57|58)/;
@@ -13,11 +13,15 @@ export function postgresDown(err: unknown): boolean {
   return err instanceof Error;
 }
 
-/** Runs a history query; PostgreSQL being down becomes DependencyUnavailableError('postgres') (a 503 naming it). */
+/**
+ * Runs a query; PostgreSQL being down becomes DependencyUnavailableError('postgres') (a 503 naming
+ * it). The service's own verdicts (AppError, such as an upload streamed into a transaction found too
+ * large or empty) pass through as they are.
+ */
 export async function withPostgres<T>(query: () => Promise<T>): Promise<T> {
   try {
     return await query();
   } catch (err) {
-    throw postgresDown(err) ? new DependencyUnavailableError('postgres', { cause: err }) : err;
+    throw !(err instanceof AppError) && postgresDown(err) ? new DependencyUnavailableError('postgres', { cause: err }) : err;
   }
 }

@@ -59,6 +59,8 @@ describe('firmware images (DESIGN §13)', () => {
   it('refuses an image over FIRMWARE_MAX_BYTES, another content type and a viewer, keeping nothing', async () => {
     const viewer = await registerUser(stack.request);
     expect((await upload(randomBytes(3 * 1024 * 1024 + 1), `projectId=${projectId}&version=2.0.0&name=big`)).status).toBe(413);
+    // Found only while the body streams into PostgreSQL's transaction: the service's verdict, not a 503 naming postgres.
+    expect((await upload(Buffer.alloc(0), `projectId=${projectId}&version=2.0.0&name=empty`)).status).toBe(400);
     expect((await upload(randomBytes(10), `projectId=${projectId}&version=2.0.0&name=x`, owner.token, 'text/plain')).status).toBe(415);
     expect((await upload(randomBytes(10), `projectId=${projectId}&version=2.0.0&name=x`, viewer.token)).status).toBe(404);
     expect((await upload(randomBytes(10), `projectId=${projectId}&name=x`)).status).toBe(400);
